@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0
+# isocam: one make for the kernel modules, the emulator, the tools and the
+# tests. Each area adds its own rules through the *.mk fragment in its
+# folder; this file holds only what they share.
+
+ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(ROOT)/build
+
+# The kernel: the newest one with both an image to boot and headers to
+# build against (scripts/find-kernel.sh). A user on a real host builds for
+# the running kernel with: make KDIR=/lib/modules/$(uname -r)/build
+KVER ?= $(shell $(ROOT)/scripts/find-kernel.sh 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+export KVER KDIR
+
+CC := gcc
+CLANG := clang
+USER_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g -D_GNU_SOURCE \
+	-I$(ROOT)/include -pthread
+SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+TEST_CFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE \
+	-I$(ROOT)/include -pthread $(SAN_CFLAGS)
+FUZZ_CFLAGS := -g -O1 -D_GNU_SOURCE -I$(ROOT)/include \
+	-fsanitize=fuzzer,address,undefined
+
+# Filled in by the fragments:
+USER_BINS :=		# userspace programs built by 'make'
+UNIT_TESTS :=		# cmocka test binaries, run by 'make check'
+FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
+BENCHES :=		# benchmark programs, run by 'make bench'
+
+.PHONY: all modules userspace check unit fuzz vmtest bench demo deps lint \
+	clean help
+.DEFAULT_GOAL := all
+
+all: modules userspace
+
+help:
+	@echo "make deps      install every Debian package needed (root)"
+	@echo "make           build the modules (KDIR=...) and userspace"
+	@echo "make demo      boot the VM, plug the camera, stream, save out/"
+	@echo "make check     unit tests, fuzzers and the VM suite"
+	@echo "make lint      checkpatch --strict and sparse on kernel code"
+	@echo "make bench     benchmarks (numbers, no assertions)"
+
+deps:
+	$(ROOT)/scripts/deps.sh
+
+modules:
+	@test -f "$(KDIR)/Makefile" || { echo "no kernel build tree at KDIR=$(KDIR); run 'make deps' or pass KDIR=" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(ROOT) modules
+
+include $(ROOT)/core/core.mk
+include $(ROOT)/gadget-emulator/emu.mk
+include $(ROOT)/tests/tests.mk
+
+userspace: $(USER_BINS)
+
+unit: $(UNIT_TESTS)
+fuzz: $(FUZZ_TARGETS)
+
+check: all unit fuzz
+	UNIT_TESTS="$(UNIT_TESTS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
+		$(ROOT)/scripts/check.sh
+
+bench: all $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+demo: all
+	$(ROOT)/scripts/demo.sh
+
+lint:
+	$(ROOT)/scripts/lint.sh
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(ROOT) clean
+	rm -rf $(BUILD) out

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Payload parsing and frame assembly: isochronous packets in, complete
+ * frames out. Bus agnostic: the USB driver feeds it packets from URB
+ * completions and lends it buffers through callbacks.
+ *
+ * Rules (see include/isocam/payload.h):
+ * - A packet shorter than its header, or whose bHeaderLength is not 2, 6
+ *   or 12, or lacks EOH, or has RES set, is a bad packet: counted, and the
+ *   frame in progress is marked bad.
+ * - A FID toggle starts a new frame; the frame in progress (if any) is
+ *   finished first, marked bad unless it was complete.
+ * - EOF finishes the frame. A finished frame is good when no error was
+ *   seen and exactly frame_size bytes arrived.
+ * - ERR marks the frame bad.
+ * - Payload beyond the buffer's size is never written; it marks the frame
+ *   bad (overflow).
+ * - With no buffer to fill, the frame's payload is discarded and the
+ *   frame counted as dropped.
+ */
+#ifndef ISOCAM_FRAME_ASSEMBLER_H
+#define ISOCAM_FRAME_ASSEMBLER_H
+
+#include "isocam_compat.h"
+
+struct isocam_asm_buf {
+	void *cookie;		/* the driver's buffer, handed back as is */
+	u8 *vaddr;
+	u32 size;		/* bytes available at vaddr */
+};
+
+struct isocam_asm_ops {
+	/* Lend a buffer for a new frame; return false when none is queued. */
+	bool (*get_buf)(void *priv, struct isocam_asm_buf *buf);
+	/*
+	 * Return a buffer. bytesused is what was written; error is true for a
+	 * bad frame (the driver flags it V4L2_BUF_FLAG_ERROR). pts is the
+	 * payload PTS when pts_valid.
+	 */
+	void (*buf_done)(void *priv, struct isocam_asm_buf *buf, u32 bytesused,
+			 bool error, bool pts_valid, u32 pts);
+};
+
+struct isocam_asm_stats {
+	u64 packets;		/* packets seen, empty ones included */
+	u64 empty_packets;	/* zero-length packets */
+	u64 bad_packets;	/* malformed headers */
+	u64 bytes;		/* payload bytes accepted */
+	u32 frames;		/* good frames delivered */
+	u32 error_frames;	/* frames delivered with the error flag */
+	u32 dropped_frames;	/* frames that had no buffer */
+	u32 err_bit;		/* packets with ISOCAM_PH_ERR */
+	u32 overflows;		/* frames that exceeded frame_size */
+	u32 short_frames;	/* frames that ended below frame_size */
+};
+
+struct isocam_assembler {
+	const struct isocam_asm_ops *ops;
+	void *priv;
+	u32 frame_size;		/* expected bytes per frame (sizeimage) */
+
+	/* frame in progress */
+	bool have_buf;
+	bool in_frame;
+	bool discarding;	/* in a frame without a buffer */
+	bool bad;
+	bool pts_valid;
+	int last_fid;		/* -1: none yet */
+	u32 pts;
+	u32 bytesused;
+	struct isocam_asm_buf buf;
+
+	struct isocam_asm_stats stats;
+};
+
+void isocam_asm_init(struct isocam_assembler *a,
+		     const struct isocam_asm_ops *ops, void *priv,
+		     u32 frame_size);
+
+/* Feed one isochronous packet (data may be NULL when len is 0). */
+void isocam_asm_packet(struct isocam_assembler *a, const u8 *data, u32 len);
+
+/*
+ * A packet the bus reported as failed (its iso status was an error):
+ * the frame in progress is marked bad.
+ */
+void isocam_asm_packet_error(struct isocam_assembler *a);
+
+/* Stream stop: a buffer still held is returned with error set. */
+void isocam_asm_flush(struct isocam_assembler *a);
+
+#endif /* ISOCAM_FRAME_ASSEMBLER_H */

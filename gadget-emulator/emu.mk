@@ -1,0 +1,3 @@
+# isocam-emu: the emulated camera served over USB/IP.
+include $(ROOT)/gadget-emulator/model.mk
+EMU_BIN := $(BUILD)/isocam-emu

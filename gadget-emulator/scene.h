@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The synthetic scene: a deterministic moving picture rendered from the
+ * sensor's registers. scene_render() is THE reference: the emulator
+ * sends exactly what it produces, and test tools call it to compute the
+ * frame they expect. Per-frame cost is about a memcpy (tables are
+ * rebuilt only when parameters change; motion is a row offset).
+ */
+#ifndef ISOCAM_EMU_SCENE_H
+#define ISOCAM_EMU_SCENE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct scene_params {
+	uint8_t format;		/* IC1280_FMT_* */
+	uint16_t width, height;
+	int8_t brightness;
+	uint8_t contrast, saturation;
+	int16_t hue;
+	uint16_t exposure;	/* effective, 100 us units */
+	uint8_t gain;		/* effective analog gain, 16 = 1x */
+	uint8_t red_gain, blue_gain;	/* effective, 128 = 1x */
+	uint8_t flip;		/* IC1280_FLIP_* */
+	uint8_t test_pattern;	/* IC1280_TP_* */
+	uint8_t aec, awb;	/* auto modes on (for the stamp) */
+	uint16_t frame_length;	/* FRAME_LENGTH_LINES (for the stamp) */
+};
+
+struct scene;
+
+struct scene *scene_new(void);
+void scene_free(struct scene *sc);
+
+/* Bytes of one frame for the params' format and size. */
+size_t scene_frame_size(const struct scene_params *p);
+
+/*
+ * Render frame number `counter` (since stream start) into buf, which
+ * holds scene_frame_size(p) bytes, stamp included (frame_stamp.h).
+ * Returns 0, or -1 for params it cannot render (unknown format, size 0).
+ */
+int scene_render(struct scene *sc, const struct scene_params *p,
+		 uint32_t counter, uint8_t *buf);
+
+/* Parse the stamp at the start of a frame; -1 if magic or sizes are off. */
+int scene_stamp_parse(const uint8_t *frame, size_t len,
+		      struct scene_params *p, uint32_t *counter,
+		      uint32_t *checksum);
+
+#endif /* ISOCAM_EMU_SCENE_H */

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The bridge's video pipe: frames from the sensor, cut into isochronous
+ * packets with payload headers (include/isocam/payload.h), in real time.
+ *
+ * Model: a bridge with a one-frame buffer. While the sensor streams, frame
+ * N is captured at t0 + N * period. When it is captured and the buffer is
+ * free, it is rendered into the buffer and drained into packets, one per
+ * microframe, each at most the alt setting's packet size. A frame that is
+ * captured while the previous one is still draining is dropped by the
+ * bridge (its counter is skipped, so receivers see the gap). Microframes
+ * with nothing to send give zero-length packets.
+ */
+#ifndef ISOCAM_EMU_VIDEO_STREAM_H
+#define ISOCAM_EMU_VIDEO_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ic1280;
+struct fault;
+
+struct video_stream;
+
+struct video_stream *video_stream_new(struct ic1280 *sensor);
+void video_stream_free(struct video_stream *vs);
+
+/* The host picked an alt setting; packet_bytes 0 (alt 0) stops the pipe. */
+void video_stream_set_packet_size(struct video_stream *vs,
+				  uint32_t packet_bytes);
+
+/* Faults to inject (may be NULL). */
+void video_stream_set_fault(struct video_stream *vs, struct fault *f);
+
+/*
+ * Produce the packet for the microframe at bus time t_ns (monotonic, ns;
+ * successive calls have growing t_ns). Writes at most maxlen bytes to pkt
+ * and returns the length (0: zero-length packet).
+ */
+size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
+			   uint8_t *pkt, size_t maxlen);
+
+struct video_stream_stats {
+	uint64_t frames_sent;	/* frames whose EOF packet went out */
+	uint64_t frames_dropped;	/* captured but dropped (buffer busy) */
+	uint64_t bytes_sent;	/* payload and headers */
+	uint64_t packets;
+};
+void video_stream_get_stats(const struct video_stream *vs,
+			    struct video_stream_stats *st);
+
+#endif /* ISOCAM_EMU_VIDEO_STREAM_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The frame stamp: the first ISOCAM_STAMP_LEN bytes of every image the
+ * emulated camera sends. It lets a receiver check, without any side
+ * channel, that no frame was dropped, duplicated or torn, and which
+ * sensor settings produced it. It is between the emulator and the test
+ * tools only: the driver never looks at pixels.
+ *
+ * Layout (little endian):
+ *   0..3    magic "ICAM"
+ *   4..7    frame counter since stream start (0, 1, 2, ...)
+ *   8..11   checksum of bytes [ISOCAM_STAMP_LEN, sizeimage), see below
+ *   12..15  sizeimage
+ *   16      output format (IC1280_FMT_*)
+ *   17      flip (IC1280_FLIP_*)
+ *   18      test pattern
+ *   19      flags: bit0 AEC on, bit1 AWB on
+ *   20..21  width
+ *   22..23  height
+ *   24      brightness (s8)
+ *   25      contrast
+ *   26      saturation
+ *   27      analog gain
+ *   28..29  hue (s16)
+ *   30..31  effective exposure (100 us units)
+ *   32      red gain (effective)
+ *   33      blue gain (effective)
+ *   34..35  frame length lines
+ *   36..39  reserved, 0
+ *
+ * Userspace only (uses <stdint.h>).
+ */
+#ifndef ISOCAM_FRAME_STAMP_H
+#define ISOCAM_FRAME_STAMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISOCAM_STAMP_MAGIC		"ICAM"
+#define ISOCAM_STAMP_LEN		40
+#define ISOCAM_STAMP_OFF_COUNTER	4
+#define ISOCAM_STAMP_OFF_CHECKSUM	8
+#define ISOCAM_STAMP_OFF_SIZEIMAGE	12
+#define ISOCAM_STAMP_OFF_FORMAT		16
+#define ISOCAM_STAMP_OFF_FLIP		17
+#define ISOCAM_STAMP_OFF_TEST_PATTERN	18
+#define ISOCAM_STAMP_OFF_FLAGS		19
+#define ISOCAM_STAMP_OFF_WIDTH		20
+#define ISOCAM_STAMP_OFF_HEIGHT		22
+#define ISOCAM_STAMP_OFF_BRIGHTNESS	24
+#define ISOCAM_STAMP_OFF_CONTRAST	25
+#define ISOCAM_STAMP_OFF_SATURATION	26
+#define ISOCAM_STAMP_OFF_GAIN		27
+#define ISOCAM_STAMP_OFF_HUE		28
+#define ISOCAM_STAMP_OFF_EXPOSURE	30
+#define ISOCAM_STAMP_OFF_RED_GAIN	32
+#define ISOCAM_STAMP_OFF_BLUE_GAIN	33
+#define ISOCAM_STAMP_OFF_FLL		34
+#define ISOCAM_STAMP_FLAG_AEC		0x01
+#define ISOCAM_STAMP_FLAG_AWB		0x02
+
+/*
+ * Checksum: 32-bit FNV-1a over 32-bit little-endian words, the trailing
+ * 0..3 bytes zero padded. Word-wise so that it costs about a memcpy on
+ * the emulator's hot path.
+ */
+static inline uint32_t isocam_stamp_checksum(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i + 4 <= n; i += 4) {
+		uint32_t w = (uint32_t)p[i] | (uint32_t)p[i + 1] << 8 |
+			     (uint32_t)p[i + 2] << 16 |
+			     (uint32_t)p[i + 3] << 24;
+		h = (h ^ w) * 16777619u;
+	}
+	if (i < n) {
+		uint32_t w = 0;
+		unsigned int s = 0;
+
+		for (; i < n; i++, s += 8)
+			w |= (uint32_t)p[i] << s;
+		h = (h ^ w) * 16777619u;
+	}
+	return h;
+}
+
+#endif /* ISOCAM_FRAME_STAMP_H */

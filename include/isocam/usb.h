@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * isocam USB contract: IDs, interface layout and the bridge's vendor
+ * control requests. Shared verbatim by isocam.ko and isocam-emu.
+ *
+ * Only <linux/types.h> types are used so the header compiles in the
+ * kernel, in userspace and in host tests alike.
+ */
+#ifndef ISOCAM_USB_H
+#define ISOCAM_USB_H
+
+#include <linux/types.h>
+
+/*
+ * pid.codes (0x1209) reserves PIDs 0x0001..0x0010 for testing; isocam is
+ * an emulated test device, so it takes one of them. Never ship hardware
+ * with these IDs.
+ */
+#define ISOCAM_USB_VID			0x1209
+#define ISOCAM_USB_PID			0x0007
+#define ISOCAM_USB_BCD_DEVICE		0x0100
+
+#define ISOCAM_USB_MANUFACTURER		"isocam project"
+#define ISOCAM_USB_PRODUCT		"isocam IC1280 USB camera"
+
+/* One configuration, one vendor-specific video interface. */
+#define ISOCAM_USB_CONFIG_VALUE		1
+#define ISOCAM_USB_MAX_POWER_MA		200
+#define ISOCAM_USB_IFACE_NUM		0
+#define ISOCAM_USB_IFACE_CLASS		0xff	/* vendor specific */
+#define ISOCAM_USB_IFACE_SUBCLASS	0x01	/* isocam video */
+#define ISOCAM_USB_IFACE_PROTOCOL	0x01
+
+/*
+ * Alt 0 has no endpoint (zero bandwidth). Alt 1..N each carry one
+ * isochronous IN endpoint, bInterval 1 (every microframe, high speed),
+ * with growing wMaxPacketSize. The encoded value uses bits 12:11 for the
+ * additional transactions per microframe (USB 2.0 high bandwidth).
+ */
+#define ISOCAM_USB_ISO_EP_ADDR		0x81
+#define ISOCAM_USB_ISO_EP_INTERVAL	1
+#define ISOCAM_USB_NUM_ALTS		8	/* including alt 0 */
+
+#define ISOCAM_USB_MAXP(mult, size)	((((mult) - 1) << 11) | (size))
+#define ISOCAM_USB_MAXP_SIZE(wmaxp)	((wmaxp) & 0x7ff)
+#define ISOCAM_USB_MAXP_MULT(wmaxp)	((((wmaxp) >> 11) & 0x3) + 1)
+#define ISOCAM_USB_MAXP_BYTES(wmaxp) \
+	(ISOCAM_USB_MAXP_SIZE(wmaxp) * ISOCAM_USB_MAXP_MULT(wmaxp))
+
+/*
+ * Encoded wMaxPacketSize of alt 0..7 (alt 0 is a placeholder: no
+ * endpoint). The driver must read the real descriptors; this table is
+ * what the emulator advertises.
+ */
+#define ISOCAM_USB_ALT_WMAXP_INIT {			\
+	0,						\
+	ISOCAM_USB_MAXP(1, 128),			\
+	ISOCAM_USB_MAXP(1, 256),			\
+	ISOCAM_USB_MAXP(1, 512),			\
+	ISOCAM_USB_MAXP(1, 768),			\
+	ISOCAM_USB_MAXP(1, 1024),			\
+	ISOCAM_USB_MAXP(2, 1024),			\
+	ISOCAM_USB_MAXP(3, 1024),			\
+}
+
+/* High speed: 8000 microframes per second. */
+#define ISOCAM_USB_MICROFRAMES_PER_SEC	8000
+
+/*
+ * Vendor control requests. All use bmRequestType
+ * USB_TYPE_VENDOR | USB_RECIP_INTERFACE, wIndex = ISOCAM_USB_IFACE_NUM.
+ *
+ * I2C_WRITE (OUT): wValue = 7-bit i2c address, data = bytes to write
+ *   (0 bytes is an address probe, as i2cdetect's quick write).
+ * I2C_READ (IN): wValue = 7-bit i2c address, wLength = bytes to read.
+ *   The sensor keeps a register pointer set by the first two bytes of a
+ *   write, so a register read is I2C_WRITE(addr16) then I2C_READ(n).
+ * Both STALL the control pipe when the transfer fails on the i2c bus;
+ * GET_STATUS then tells why (last_i2c_result).
+ * GET_STATUS (IN): wValue = 0, returns struct isocam_bridge_status.
+ */
+#define ISOCAM_REQ_I2C_WRITE		0x01
+#define ISOCAM_REQ_I2C_READ		0x02
+#define ISOCAM_REQ_GET_STATUS		0x03
+
+#define ISOCAM_I2C_MAX_XFER		64	/* bytes per request */
+#define ISOCAM_I2C_ADDR_MASK		0x7f
+
+/* last_i2c_result */
+#define ISOCAM_I2C_OK			0x00
+#define ISOCAM_I2C_NAK_ADDR		0x01	/* nobody at that address */
+#define ISOCAM_I2C_NAK_DATA		0x02	/* device refused a byte */
+#define ISOCAM_I2C_TIMEOUT		0x03	/* clock stretched too long */
+#define ISOCAM_I2C_BAD_REQUEST		0x04	/* malformed vendor request */
+
+#define ISOCAM_BRIDGE_FW_MAJOR		1
+#define ISOCAM_BRIDGE_FW_MINOR		0
+
+/* Reply to ISOCAM_REQ_GET_STATUS, little endian, packed, 16 bytes. */
+struct isocam_bridge_status {
+	__u8 fw_major;
+	__u8 fw_minor;
+	__u8 last_i2c_result;
+	__u8 alt_setting;	/* currently selected alt of the video iface */
+	__le32 frames_sent;	/* complete frames sent since power-up */
+	__le32 i2c_transfers;	/* i2c requests handled since power-up */
+	__le32 reserved;
+} __attribute__((packed));
+
+#define ISOCAM_BRIDGE_STATUS_LEN	16
+
+#endif /* ISOCAM_USB_H */
