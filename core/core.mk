@@ -1,3 +1,15 @@
-# core/: bus-agnostic logic, also built for host tests and fuzzers.
-# Owned by the core/ work; placeholder until it lands.
-CORE_SRCS :=
+# core/: bus-agnostic logic (payload parsing and frame assembly, format and
+# bandwidth math). The same sources build into isocam.ko (usb/Kbuild) and,
+# listed here, into userspace: unit tests, fuzzers and test tools link
+# $(CORE_SRCS) and add -I$(ROOT)/core. Their rules live in
+# tests/unit/core_unit.mk and tests/fuzz/core_fuzz.mk.
+CORE_SRCS := $(ROOT)/core/frame_assembler.c $(ROOT)/core/isocam_format.c
+CORE_HDRS := $(ROOT)/core/frame_assembler.h $(ROOT)/core/isocam_format.h \
+	$(ROOT)/core/isocam_compat.h $(wildcard $(ROOT)/include/isocam/*.h)
+
+# Kbuild compiles core/ from usb/Kbuild as ../core/*.o, and its clean
+# does not reach outside usb/: remove those objects here.
+.PHONY: clean-core
+clean: clean-core
+clean-core:
+	rm -f $(ROOT)/core/*.o $(ROOT)/core/.*.o.cmd $(ROOT)/core/*.o.d

@@ -14,9 +14,21 @@
  *   seen and exactly frame_size bytes arrived.
  * - ERR marks the frame bad.
  * - Payload beyond the buffer's size is never written; it marks the frame
- *   bad (overflow).
+ *   bad (overflow). Nor is payload beyond frame_size: such a frame is bad
+ *   anyway, and bytesused never exceeds sizeimage.
  * - With no buffer to fill, the frame's payload is discarded and the
  *   frame counted as dropped.
+ * - A PTS or SCR bit whose field lies beyond bHeaderLength also makes a
+ *   bad packet.
+ * - The first packet after init or flush starts a frame, as in uvcvideo:
+ *   streams start on a frame boundary, and a stream joined mid-frame
+ *   shows up as one short (bad) frame rather than a lost good one.
+ * - After EOF, packets keep the old FID until the next frame: their
+ *   payload is dropped (out_of_sync) until the FID toggles.
+ * - A frame that ends with no payload and no error is no frame: nothing
+ *   is returned or counted, and a lent buffer is kept for the next one.
+ * - Zero-length packets only count.
+ * - A frame's PTS is the first one its packets carry.
  */
 #ifndef ISOCAM_FRAME_ASSEMBLER_H
 #define ISOCAM_FRAME_ASSEMBLER_H
@@ -45,13 +57,15 @@ struct isocam_asm_stats {
 	u64 packets;		/* packets seen, empty ones included */
 	u64 empty_packets;	/* zero-length packets */
 	u64 bad_packets;	/* malformed headers */
-	u64 bytes;		/* payload bytes accepted */
+	u64 bytes;		/* payload bytes written into buffers */
 	u32 frames;		/* good frames delivered */
 	u32 error_frames;	/* frames delivered with the error flag */
 	u32 dropped_frames;	/* frames that had no buffer */
 	u32 err_bit;		/* packets with ISOCAM_PH_ERR */
 	u32 overflows;		/* frames that exceeded frame_size */
 	u32 short_frames;	/* frames that ended below frame_size */
+	u32 out_of_sync;	/* payloads dropped between EOF and a new FID */
+	u32 bus_errors;		/* isocam_asm_packet_error() calls */
 };
 
 struct isocam_assembler {
@@ -65,6 +79,8 @@ struct isocam_assembler {
 	bool discarding;	/* in a frame without a buffer */
 	bool bad;
 	bool pts_valid;
+	bool has_data;		/* the frame carried payload */
+	bool overflow;		/* the frame exceeded buffer or frame_size */
 	int last_fid;		/* -1: none yet */
 	u32 pts;
 	u32 bytesused;
@@ -86,7 +102,10 @@ void isocam_asm_packet(struct isocam_assembler *a, const u8 *data, u32 len);
  */
 void isocam_asm_packet_error(struct isocam_assembler *a);
 
-/* Stream stop: a buffer still held is returned with error set. */
+/*
+ * Stream stop: a buffer still held is returned with error set, and the
+ * next packet starts afresh (as after init). Statistics are kept.
+ */
 void isocam_asm_flush(struct isocam_assembler *a);
 
 #endif /* ISOCAM_FRAME_ASSEMBLER_H */

@@ -19,12 +19,13 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int32_t s32;
-typedef int64_t s64;
+/* The kernel's names, as the very types of uint8_t ... int64_t. */
+typedef __UINT8_TYPE__ u8;
+typedef __UINT16_TYPE__ u16;
+typedef __UINT32_TYPE__ u32;
+typedef __UINT64_TYPE__ u64;
+typedef __INT32_TYPE__ s32;
+typedef __INT64_TYPE__ s64;
 
 static inline u16 get_unaligned_le16(const void *p)
 {
@@ -45,11 +46,38 @@ static inline u64 div_u64(u64 dividend, u32 divisor)
 	return dividend / divisor;
 }
 
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+
+#ifndef U32_MAX
+#define U32_MAX ((u32)~0U)
+#endif
+#ifndef U64_MAX
+#define U64_MAX ((u64)~0ULL)
+#endif
+/* GNU statement expressions, as the kernel's: each argument read once. */
+#ifndef DIV_ROUND_UP
+#define DIV_ROUND_UP(n, d) ({			\
+	__typeof__(d) __d = (d);		\
+	((n) + __d - 1) / __d;			\
+})
+#endif
 #ifndef min_t
-#define min_t(type, a, b) ((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define min_t(type, a, b) ({			\
+	type __a = (a);				\
+	type __b = (b);				\
+	__a < __b ? __a : __b;			\
+})
 #endif
 #ifndef max_t
-#define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b) ({			\
+	type __a = (a);				\
+	type __b = (b);				\
+	__a > __b ? __a : __b;			\
+})
 #endif
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -17,7 +17,7 @@ struct isocam_format_info {
 	u32 colorspace;		/* V4L2_COLORSPACE_* */
 };
 
-/* The table, in ENUM_FMT order; NULL past the end. */
+/* The table, in ENUM_FMT order; NULL past the end (or for no match). */
 const struct isocam_format_info *isocam_format_by_index(unsigned int index);
 const struct isocam_format_info *isocam_format_by_fourcc(u32 fourcc);
 const struct isocam_format_info *isocam_format_by_mbus(u32 mbus_code);
@@ -29,12 +29,18 @@ u32 isocam_sizeimage(const struct isocam_format_info *fi, u32 width,
 /*
  * Payload bytes per second a stream needs: sizeimage per frame at a
  * frame interval of num/den seconds, plus one full payload header per
- * packet that carries data.
+ * packet that carries data (packets of packet_bytes), rounded up.
+ * U64_MAX when num or den is 0 or a packet cannot hold a full header.
  */
 u64 isocam_stream_bandwidth(u32 sizeimage, u32 interval_num,
 			    u32 interval_den, u32 packet_bytes);
 
-/* Payload bytes per second one alt setting carries (high speed). */
+/*
+ * Payload bytes per second one alt setting carries (high speed): all of
+ * packet_bytes (wMaxPacketSize times transactions) every microframe. The
+ * headers' share is already in isocam_stream_bandwidth(), so the two
+ * compare directly.
+ */
 u64 isocam_alt_capacity(u32 packet_bytes);
 
 /*
