@@ -35,6 +35,13 @@ uint8_t ic1280_reg_get(const struct ic1280 *s, uint16_t addr);
 /* MODE_SELECT is STREAMING. */
 bool ic1280_streaming(const struct ic1280 *s);
 
+/*
+ * How many times MODE_SELECT went from standby to streaming (a software
+ * reset ends a stream too). The packetizer compares it between packets to
+ * notice a stop/start that happened while nobody polled for packets.
+ */
+uint32_t ic1280_stream_starts(const struct ic1280 *s);
+
 /* Frame period in nanoseconds, from the timing registers. */
 uint64_t ic1280_frame_period_ns(const struct ic1280 *s);
 

@@ -1,3 +1,10 @@
 # The camera's insides: sensor register file, scene, video packetizer.
 # Sources listed here are linked into isocam-emu and the test tools.
-EMU_MODEL_SRCS :=
+# scene.c alone is the reference renderer the test tools need (it has no
+# dependency on the rest), hence its own variable.
+EMU_SCENE_SRCS := $(ROOT)/gadget-emulator/scene.c
+EMU_MODEL_SRCS := $(ROOT)/gadget-emulator/ic1280_model.c \
+	$(EMU_SCENE_SRCS) \
+	$(ROOT)/gadget-emulator/video_stream.c
+EMU_MODEL_HDRS := $(wildcard $(ROOT)/gadget-emulator/*.h) \
+	$(wildcard $(ROOT)/include/isocam/*.h)

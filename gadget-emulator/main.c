@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * isocam-emu: the emulated isocam camera, served over USB/IP.
+ * Signals arrive through a signalfd, so no handler touches shared state.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <isocam/ic1280_regs.h>
+#include <isocam/usb.h>
+
+#include "log.h"
+#include "usbip_server.h"
+
+#define STATUS_INTERVAL_S	5
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: isocam-emu [OPTION]...\n"
+"The isocam IC1280 USB camera (%04x:%04x), emulated and served over USB/IP.\n"
+"Plug it into a Linux host with:\n"
+"  modprobe vhci-hcd; usbip list -r HOST; usbip attach -r HOST -b 1-1\n"
+"\n"
+"  --bind=ADDR      IPv4 address to listen on (default %s)\n"
+"  --port=PORT      TCP port (default %u, the USB/IP port)\n"
+"  --count=N        serve N independent cameras, bus ids 1-1..1-N\n"
+"                   (default 1, at most %u); each has its own sensor,\n"
+"                   stream and fault state\n"
+"  --chip-id=0xNNNN what the sensor's CHIP_ID registers read (default\n"
+"                   0x%04x); another value fakes a wrong sensor\n"
+"  --fault=SPEC     inject faults: comma-separated KIND=1/N (fires on one\n"
+"                   opportunity in every N) or KIND=after:N (lets N pass,\n"
+"                   fires once). KINDs:\n"
+"                     drop     an iso packet is sent empty (per packet)\n"
+"                     corrupt  garbage payload header (per packet)\n"
+"                     err      payload header ERR bit set (per packet)\n"
+"                     short    a frame ends early (per frame)\n"
+"                     long     a frame carries extra bytes (per frame)\n"
+"                     nak      an i2c transfer is NAKed (per i2c request)\n"
+"                     stall    a vendor request STALLs (per request)\n"
+"                     vanish   the connection drops, like an unplug\n"
+"                              (per frame sent)\n"
+"                   e.g. --fault=drop=1/50,vanish=after:300\n"
+"  --seed=N         fault seed: where in each 1/N period faults fire\n"
+"                   (camera i uses N+i; default 1)\n"
+"  --late-tolerance=MS\n"
+"                   when the host lets the iso queue run dry, a real\n"
+"                   camera drops the frames it cannot send; over USB/IP\n"
+"                   (and in a slow VM) gaps up to MS are transport delay\n"
+"                   and pause the camera's bus clock instead (default\n"
+"                   %u; 0: drop as hardware would)\n"
+"  --status=SECS    status line interval (default %u; 0: only on SIGUSR1)\n"
+"  -v, --verbose    log every i2c register write (\"cam0: i2c 0x3c write\n"
+"                   reg 0x5000 = 0x20\"), STALL, alt change and unlink\n"
+"  -h, --help       this text\n"
+"\n"
+"A status line per camera (frames sent/dropped, MB/s, client) is logged\n"
+"every SECS seconds and on SIGUSR1. SIGINT/SIGTERM shut down cleanly.\n",
+		ISOCAM_USB_VID, ISOCAM_USB_PID, USBIP_SERVER_DEFAULT_BIND,
+		USBIP_SERVER_DEFAULT_PORT, USBIP_SERVER_MAX_CAMERAS,
+		IC1280_CHIP_ID, USBIP_DEFAULT_LATE_TOLERANCE_MS,
+		STATUS_INTERVAL_S);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int parse_ulong(const char *opt, const char *s, unsigned long max,
+		       unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(s, &end, 0);
+	if (errno || end == s || *end || s[0] == '-' || *v > max) {
+		fprintf(stderr, "isocam-emu: %s=%s: expected a number up to %lu\n",
+			opt, s, max);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "bind", required_argument, NULL, 'b' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "chip-id", required_argument, NULL, 'c' },
+		{ "fault", required_argument, NULL, 'f' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "status", required_argument, NULL, 'S' },
+		{ "late-tolerance", required_argument, NULL, 'L' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct usbip_server_config cfg = {
+		.bind = USBIP_SERVER_DEFAULT_BIND,
+		.port = USBIP_SERVER_DEFAULT_PORT,
+		.count = 1,
+		.chip_id = IC1280_CHIP_ID,
+		.seed = 1,
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
+	};
+	unsigned long v, status_s = STATUS_INTERVAL_S;
+	uint64_t next_status;
+	struct usbip_server *srv;
+	sigset_t mask;
+	int sfd, c;
+	bool run = true;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			cfg.bind = optarg;
+			break;
+		case 'p':
+			if (parse_ulong("--port", optarg, 65535, &v) < 0)
+				return 2;
+			cfg.port = (uint16_t)v;
+			break;
+		case 'n':
+			if (parse_ulong("--count", optarg,
+					USBIP_SERVER_MAX_CAMERAS, &v) < 0 || !v) {
+				fprintf(stderr, "isocam-emu: --count must be 1..%u\n",
+					USBIP_SERVER_MAX_CAMERAS);
+				return 2;
+			}
+			cfg.count = (unsigned int)v;
+			break;
+		case 'c':
+			if (parse_ulong("--chip-id", optarg, 0xffff, &v) < 0)
+				return 2;
+			cfg.chip_id = (uint16_t)v;
+			break;
+		case 'f':
+			cfg.fault_spec = optarg;
+			break;
+		case 's':
+			if (parse_ulong("--seed", optarg, UINT_MAX, &v) < 0)
+				return 2;
+			cfg.seed = (unsigned int)v;
+			break;
+		case 'S':
+			if (parse_ulong("--status", optarg, 3600, &status_s) < 0)
+				return 2;
+			break;
+		case 'L':
+			if (parse_ulong("--late-tolerance", optarg, 60000, &v) < 0)
+				return 2;
+			cfg.late_tolerance_ms = (unsigned int)v;
+			break;
+		case 'v':
+			cfg.verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "isocam-emu: unexpected argument '%s'\n",
+			argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+
+	/* block before any thread starts, so every thread inherits it */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGPIPE);
+	if (pthread_sigmask(SIG_BLOCK, &mask, NULL)) {
+		fprintf(stderr, "isocam-emu: cannot block signals\n");
+		return 1;
+	}
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0) {
+		fprintf(stderr, "isocam-emu: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
+
+	srv = usbip_server_new(&cfg);
+	if (!srv)
+		return 1;
+	if (usbip_server_listen(srv) < 0) {
+		usbip_server_free(srv);
+		return 1;
+	}
+	if (cfg.chip_id != IC1280_CHIP_ID)
+		emu_log("faking a wrong sensor: CHIP_ID reads 0x%04x", cfg.chip_id);
+	if (cfg.fault_spec && *cfg.fault_spec)
+		emu_log("fault injection: %s (seed %u)", cfg.fault_spec, cfg.seed);
+
+	next_status = now_ms() + status_s * 1000;
+	while (run) {
+		struct pollfd pfd[2] = {
+			{ .fd = usbip_server_listen_fd(srv), .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int64_t wait = (int64_t)(next_status - now_ms());
+		int r = poll(pfd, 2, !status_s ? -1 : wait > 0 ? (int)wait : 0);
+
+		if (r < 0 && errno != EINTR) {
+			emu_log("poll: %s", strerror(errno));
+			break;
+		}
+		if (status_s && now_ms() >= next_status) {
+			usbip_server_status(srv);
+			next_status = now_ms() + status_s * 1000;
+		}
+		if (r <= 0)
+			continue;
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGUSR1) {
+					usbip_server_status(srv);
+				} else if (si.ssi_signo != SIGPIPE) {
+					emu_log("%s: shutting down",
+						strsignal((int)si.ssi_signo));
+					run = false;
+				}
+			}
+		}
+		if (run && (pfd[0].revents & POLLIN))
+			usbip_server_accept(srv);
+	}
+	usbip_server_status(srv);
+	usbip_server_free(srv);
+	close(sfd);
+	emu_log("stopped");
+	return 0;
+}

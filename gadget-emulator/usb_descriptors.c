@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Descriptors as byte arrays, laid out once at power-up: GET_DESCRIPTOR
+ * then is a bounded copy.
+ */
+#include "usb_descriptors.h"
+
+#include <linux/usb/ch9.h>
+#include <string.h>
+
+static const uint16_t alt_wmaxp[ISOCAM_USB_NUM_ALTS] =
+	ISOCAM_USB_ALT_WMAXP_INIT;
+
+uint16_t usb_alt_wmaxp(unsigned int alt)
+{
+	return alt < ISOCAM_USB_NUM_ALTS ? alt_wmaxp[alt] : 0;
+}
+
+uint32_t usb_alt_packet_bytes(unsigned int alt)
+{
+	uint16_t w = usb_alt_wmaxp(alt);
+
+	return ISOCAM_USB_MAXP_BYTES(w);
+}
+
+static void put_le16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static uint8_t *put_iface(uint8_t *p, uint8_t alt, uint8_t num_ep)
+{
+	p[0] = USB_DESC_IFACE_LEN;
+	p[1] = USB_DT_INTERFACE;
+	p[2] = ISOCAM_USB_IFACE_NUM;
+	p[3] = alt;
+	p[4] = num_ep;
+	p[5] = ISOCAM_USB_IFACE_CLASS;
+	p[6] = ISOCAM_USB_IFACE_SUBCLASS;
+	p[7] = ISOCAM_USB_IFACE_PROTOCOL;
+	p[8] = USB_STR_INTERFACE;
+	return p + USB_DESC_IFACE_LEN;
+}
+
+static void put_config_hdr(uint8_t *p, uint8_t type, uint16_t total)
+{
+	p[0] = USB_DESC_CONFIG_HDR_LEN;
+	p[1] = type;
+	put_le16(p + 2, total);
+	p[4] = 1;			/* bNumInterfaces */
+	p[5] = ISOCAM_USB_CONFIG_VALUE;
+	p[6] = 0;			/* iConfiguration */
+	p[7] = USB_CONFIG_ATT_ONE;	/* bus powered, no remote wakeup */
+	p[8] = ISOCAM_USB_MAX_POWER_MA / 2;	/* 2 mA units */
+}
+
+void usb_descriptors_init(struct usb_descriptors *d, const char *serial)
+{
+	uint8_t *p;
+	unsigned int alt;
+
+	memset(d, 0, sizeof(*d));
+	p = d->device;
+	p[0] = USB_DESC_DEVICE_LEN;
+	p[1] = USB_DT_DEVICE;
+	put_le16(p + 2, 0x0200);	/* USB 2.0: high speed, no BOS */
+	p[4] = 0;			/* class per interface */
+	p[5] = 0;
+	p[6] = 0;
+	p[7] = 64;			/* bMaxPacketSize0 */
+	put_le16(p + 8, ISOCAM_USB_VID);
+	put_le16(p + 10, ISOCAM_USB_PID);
+	put_le16(p + 12, ISOCAM_USB_BCD_DEVICE);
+	p[14] = USB_STR_MANUFACTURER;
+	p[15] = USB_STR_PRODUCT;
+	p[16] = USB_STR_SERIAL;
+	p[17] = 1;			/* bNumConfigurations */
+
+	/* the same device at the other (full) speed */
+	p = d->qualifier;
+	p[0] = USB_DESC_QUALIFIER_LEN;
+	p[1] = USB_DT_DEVICE_QUALIFIER;
+	put_le16(p + 2, 0x0200);
+	p[6] = 64;
+	p[7] = 1;
+
+	put_config_hdr(d->config, USB_DT_CONFIG, USB_DESC_CONFIG_TOTAL_LEN);
+	p = d->config + USB_DESC_CONFIG_HDR_LEN;
+	for (alt = 0; alt < ISOCAM_USB_NUM_ALTS; alt++) {
+		p = put_iface(p, (uint8_t)alt, alt ? 1 : 0);
+		if (!alt)
+			continue;
+		p[0] = USB_DESC_EP_LEN;
+		p[1] = USB_DT_ENDPOINT;
+		p[2] = ISOCAM_USB_ISO_EP_ADDR;
+		p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
+		put_le16(p + 4, alt_wmaxp[alt]);
+		p[6] = ISOCAM_USB_ISO_EP_INTERVAL;
+		p += USB_DESC_EP_LEN;
+	}
+
+	put_config_hdr(d->other_speed, USB_DT_OTHER_SPEED_CONFIG,
+		       USB_DESC_OTHER_SPEED_LEN);
+	put_iface(d->other_speed + USB_DESC_CONFIG_HDR_LEN, 0, 0);
+
+	strncpy(d->serial, serial, sizeof(d->serial) - 1);
+}
+
+static int copy_out(uint8_t *out, size_t outlen, const uint8_t *src,
+		    size_t len)
+{
+	size_t n = len < outlen ? len : outlen;
+
+	memcpy(out, src, n);
+	return (int)n;
+}
+
+/* String descriptor: UTF-16LE of an ASCII string. */
+static int put_string(uint8_t *out, size_t outlen, const char *s)
+{
+	uint8_t buf[2 + 2 * 126];
+	size_t n = strnlen(s, 126), i;
+
+	buf[0] = (uint8_t)(2 + 2 * n);
+	buf[1] = USB_DT_STRING;
+	for (i = 0; i < n; i++) {
+		buf[2 + 2 * i] = (uint8_t)s[i];
+		buf[3 + 2 * i] = 0;
+	}
+	return copy_out(out, outlen, buf, 2 + 2 * n);
+}
+
+int usb_descriptors_get(const struct usb_descriptors *d, uint8_t type,
+			uint8_t index, uint16_t langid, uint8_t *out,
+			size_t outlen)
+{
+	static const uint8_t langids[4] = {
+		4, USB_DT_STRING, USB_STR_LANGID & 0xff, USB_STR_LANGID >> 8
+	};
+
+	switch (type) {
+	case USB_DT_DEVICE:
+		return index ? -1 : copy_out(out, outlen, d->device,
+					     sizeof(d->device));
+	case USB_DT_CONFIG:
+		return index ? -1 : copy_out(out, outlen, d->config,
+					     sizeof(d->config));
+	case USB_DT_DEVICE_QUALIFIER:
+		return index ? -1 : copy_out(out, outlen, d->qualifier,
+					     sizeof(d->qualifier));
+	case USB_DT_OTHER_SPEED_CONFIG:
+		return index ? -1 : copy_out(out, outlen, d->other_speed,
+					     sizeof(d->other_speed));
+	case USB_DT_STRING:
+		if (index == 0)
+			return copy_out(out, outlen, langids, sizeof(langids));
+		if (langid != USB_STR_LANGID)
+			return -1;
+		switch (index) {
+		case USB_STR_MANUFACTURER:
+			return put_string(out, outlen, ISOCAM_USB_MANUFACTURER);
+		case USB_STR_PRODUCT:
+			return put_string(out, outlen, ISOCAM_USB_PRODUCT);
+		case USB_STR_SERIAL:
+			return put_string(out, outlen, d->serial);
+		case USB_STR_INTERFACE:
+			return put_string(out, outlen, USB_STR_INTERFACE_TEXT);
+		default:
+			return -1;
+		}
+	default:
+		/* BOS and others: a USB 2.0 device without them STALLs */
+		return -1;
+	}
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The USB/IP server: N emulated cameras with bus ids 1-1..1-N. A client
+ * connection either lists the devices or imports one camera; an imported
+ * camera then runs a session (one thread per connection) that answers
+ * control URBs at once and completes isochronous IN URBs in real time,
+ * on a per-session bus clock of 125 us microframes.
+ */
+#ifndef ISOCAM_EMU_USBIP_SERVER_H
+#define ISOCAM_EMU_USBIP_SERVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define USBIP_SERVER_MAX_CAMERAS	32
+#define USBIP_SERVER_DEFAULT_PORT	3240
+#define USBIP_SERVER_DEFAULT_BIND	"127.0.0.1"
+/* one microframe of bus time */
+#define USBIP_MICROFRAME_NS		125000ull
+#define USBIP_DEFAULT_LATE_TOLERANCE_MS	1000
+
+struct usbip_server_config {
+	const char *bind;	/* address to listen on */
+	uint16_t port;
+	unsigned int count;	/* cameras, 1..USBIP_SERVER_MAX_CAMERAS */
+	uint16_t chip_id;	/* what each sensor's CHIP_ID reads */
+	const char *fault_spec;	/* fault.h syntax; NULL or "" for none */
+	unsigned int seed;	/* fault seed; camera i uses seed + i */
+	/* host lateness absorbed by pausing the bus clock (usbip_session.h) */
+	unsigned int late_tolerance_ms;
+	bool verbose;
+};
+
+struct usbip_server;
+
+/* Creates the cameras (not yet listening). NULL with a logged reason. */
+struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg);
+void usbip_server_free(struct usbip_server *s);
+
+/* Bind and listen; -1 with a logged reason. The fd is for poll(). */
+int usbip_server_listen(struct usbip_server *s);
+int usbip_server_listen_fd(const struct usbip_server *s);
+
+/* Accept one pending connection and serve it on its own thread. */
+void usbip_server_accept(struct usbip_server *s);
+
+/*
+ * Serve one connected socket to its end on the calling thread (the
+ * accept threads use it; tests call it over a socketpair). Takes
+ * ownership of fd.
+ */
+void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer);
+
+/* Log one status line per camera: frames, MB/s since last call, client. */
+void usbip_server_status(struct usbip_server *s);
+
+/* End every session (no more replies), join their threads. */
+void usbip_server_stop(struct usbip_server *s);
+
+#endif /* ISOCAM_EMU_USBIP_SERVER_H */

@@ -1,0 +1,538 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * One imported camera's URB loop. Single threaded per session: replies
+ * are written by the same thread that reads commands, so RET_SUBMITs and
+ * RET_UNLINKs can never interleave on the socket.
+ */
+#include "usbip_session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <isocam/usb.h>
+#include <linux/usb/ch9.h>
+
+#include "bridge.h"
+#include "camera.h"
+#include "fault.h"
+#include "log.h"
+#include "usb_descriptors.h"
+#include "usbip_proto.h"
+#include "usbip_server.h"
+#include "video_stream.h"
+
+#define ISO_EP		(ISOCAM_USB_ISO_EP_ADDR & 0x0f)
+#define RX_INITIAL	(64 * 1024)
+
+struct iso_urb {
+	struct iso_urb *next;
+	uint32_t seqnum;
+	uint32_t tbl;			/* transfer_buffer_length */
+	uint32_t np;
+	uint64_t start_ns;		/* bus time of packet 0 */
+	uint64_t end_ns;		/* bus time: start + np microframes */
+	uint64_t deadline_ns;		/* wall time (monotonic) of the end */
+	struct {
+		uint32_t offset, length;
+	} pkt[];
+};
+
+struct session {
+	struct emu_camera *cam;
+	int fd;
+	bool verbose;
+
+	uint8_t *rx;
+	size_t rx_len, rx_cap;
+	uint8_t *tx;
+	size_t tx_cap;
+
+	struct iso_urb *head, *tail;	/* in deadline order */
+	uint64_t bus_next_ns;		/* bus time; 0: no stream yet */
+	/* bus time = monotonic time - lag; lag grows when lateness is absorbed */
+	uint64_t lag_ns;
+	uint64_t late_tolerance_ns;
+	/*
+	 * When the bytes being parsed reached our socket (kernel receive
+	 * timestamp, CLOCK_MONOTONIC). A URB counts from its arrival, not
+	 * from when this thread got round to it: a session thread that was
+	 * descheduled must not look like a late host and lose frames.
+	 */
+	uint64_t rx_arrival_ns;
+	uint64_t frames_seen;		/* for the vanish fault */
+	bool vanish;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int grow(uint8_t **buf, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : RX_INITIAL;
+	uint8_t *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*buf, n);
+	if (!p)
+		return -1;
+	*buf = p;
+	*cap = n;
+	return 0;
+}
+
+/* Write all of buf; a client that stops reading for 10 s is dropped. */
+static int send_all(struct session *ss, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(ss->fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			emu_log("%s: client %s: send failed: %s; closing connection",
+				ss->cam->name, ss->cam->client,
+				errno == EAGAIN ? "client stopped reading" :
+				strerror(errno));
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_header_only(struct session *ss, const struct usbip_header *h)
+{
+	uint8_t buf[USBIP_HEADER_LEN];
+
+	usbip_header_encode(buf, h);
+	return send_all(ss, buf, sizeof(buf));
+}
+
+static int reply_status(struct session *ss, uint32_t seqnum, int32_t status)
+{
+	struct usbip_header h;
+
+	usbip_ret_submit_header(&h, seqnum, status, 0, 0);
+	return send_header_only(ss, &h);
+}
+
+static int handle_control(struct session *ss, const struct usbip_cmd *cmd)
+{
+	struct usb_setup s;
+	struct usbip_header h;
+	bool in = cmd->hdr.direction == USBIP_DIR_IN;
+	int ret;
+
+	usb_setup_decode(cmd->hdr.u.cmd_submit.setup, &s);
+	if (grow(&ss->tx, &ss->tx_cap, USBIP_HEADER_LEN + s.wLength) < 0) {
+		emu_log("%s: out of memory for a control reply", ss->cam->name);
+		return -1;
+	}
+	pthread_mutex_lock(&ss->cam->lock);
+	if (in)
+		ret = bridge_control(ss->cam->bridge, &s,
+				     ss->tx + USBIP_HEADER_LEN, s.wLength);
+	else
+		ret = bridge_control(ss->cam->bridge, &s,
+				     (uint8_t *)cmd->data,
+				     cmd->data_len < s.wLength ? cmd->data_len :
+				     s.wLength);
+	pthread_mutex_unlock(&ss->cam->lock);
+
+	/*
+	 * A new alt setting with nothing queued starts a new stream: the
+	 * bus clock restarts at the first URB rather than counting the pause
+	 * as the host being late.
+	 */
+	if (ret >= 0 && !ss->head && s.bRequest == USB_REQ_SET_INTERFACE &&
+	    (s.bmRequestType & USB_TYPE_MASK) == USB_TYPE_STANDARD) {
+		ss->bus_next_ns = 0;
+		ss->lag_ns = 0;
+	}
+	if (ret < 0)
+		return reply_status(ss, cmd->hdr.seqnum, BRIDGE_STALL);
+	usbip_ret_submit_header(&h, cmd->hdr.seqnum, 0, ret, 0);
+	usbip_header_encode(ss->tx, &h);
+	/* vhci reads data only for IN; for OUT actual_length is a count */
+	return send_all(ss, ss->tx, USBIP_HEADER_LEN + (in ? (size_t)ret : 0));
+}
+
+static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
+{
+	struct iso_urb *u;
+	uint64_t now = ss->rx_arrival_ns ? ss->rx_arrival_ns : now_ns();
+	uint32_t i;
+
+	u = malloc(sizeof(*u) + cmd->num_iso * sizeof(u->pkt[0]));
+	if (!u) {
+		emu_log("%s: out of memory queuing an iso URB", ss->cam->name);
+		return -1;
+	}
+	u->next = NULL;
+	u->seqnum = cmd->hdr.seqnum;
+	u->tbl = (uint32_t)cmd->hdr.u.cmd_submit.transfer_buffer_length;
+	u->np = cmd->num_iso;
+	for (i = 0; i < u->np; i++) {
+		struct usbip_iso_desc d;
+
+		usbip_cmd_iso_desc(cmd, i, &d);
+		u->pkt[i].offset = d.offset;
+		u->pkt[i].length = d.length;
+	}
+	now -= ss->lag_ns;	/* in bus time */
+	u->start_ns = now;
+	if (ss->bus_next_ns && now <= ss->bus_next_ns) {
+		u->start_ns = ss->bus_next_ns;
+	} else if (ss->bus_next_ns) {
+		/* the bus ran dry: no URB covered [bus_next, now) */
+		uint64_t gap = now - ss->bus_next_ns;
+		bool absorb = gap <= ss->late_tolerance_ns;
+
+		pthread_mutex_lock(&ss->cam->lock);
+		ss->cam->host_late++;
+		if (gap > ss->cam->host_late_max_ns)
+			ss->cam->host_late_max_ns = gap;
+		if (absorb)
+			ss->cam->host_late_absorbed++;
+		pthread_mutex_unlock(&ss->cam->lock);
+		if (absorb) {
+			/*
+			 * Within the tolerance the gap is taken as transport
+			 * latency a real bus would not have: the bus clock
+			 * pauses instead of skipping microframes.
+			 */
+			ss->lag_ns += gap;
+			u->start_ns = ss->bus_next_ns;
+		}
+		if (ss->verbose)
+			emu_log("%s: host late by %.1f ms: %s", ss->cam->name,
+				(double)gap / 1e6, absorb ?
+				"absorbed (bus clock paused)" :
+				"those microframes were never polled");
+	}
+	u->end_ns = u->start_ns + u->np * USBIP_MICROFRAME_NS;
+	u->deadline_ns = u->end_ns + ss->lag_ns;
+	ss->bus_next_ns = u->end_ns;
+	if (ss->tail)
+		ss->tail->next = u;
+	else
+		ss->head = u;
+	ss->tail = u;
+	return 0;
+}
+
+/* Fill and send the oldest iso URB; its deadline has come. */
+static int complete_iso(struct session *ss)
+{
+	struct iso_urb *u = ss->head;
+	struct emu_camera *cam = ss->cam;
+	struct video_stream_stats st;
+	struct usbip_header h;
+	struct usbip_iso_desc d;
+	size_t need, pos = 0;
+	uint32_t alt_bytes, i;
+	uint8_t *data, *descs;
+	int ret;
+
+	ss->head = u->next;
+	if (!ss->head)
+		ss->tail = NULL;
+
+	need = USBIP_HEADER_LEN + u->tbl + (size_t)u->np * USBIP_ISO_DESC_LEN;
+	if (grow(&ss->tx, &ss->tx_cap, need) < 0) {
+		emu_log("%s: out of memory for an iso reply", cam->name);
+		free(u);
+		return -1;
+	}
+	data = ss->tx + USBIP_HEADER_LEN;
+	descs = data + u->tbl;
+
+	pthread_mutex_lock(&cam->lock);
+	alt_bytes = bridge_packet_bytes(cam->bridge);
+	/* packets packed back to back, as vhci's usbip_pad_iso expects */
+	for (i = 0; i < u->np; i++) {
+		size_t maxlen = u->pkt[i].length;
+		size_t n = 0;
+
+		if (maxlen > alt_bytes)
+			maxlen = alt_bytes;
+		if (maxlen > u->tbl - pos)
+			maxlen = u->tbl - pos;
+		if (maxlen)
+			n = video_stream_packet(bridge_video(cam->bridge),
+						u->start_ns + i * USBIP_MICROFRAME_NS,
+						data + pos, maxlen);
+		if (n > maxlen)	/* never trust a callee with vhci's rules */
+			n = maxlen;
+		pos += n;
+		/*
+		 * The descriptors follow the packed data, whose size is known
+		 * only at the end: encode them at the tail of the buffer now
+		 * and move them down once.
+		 */
+		d.offset = u->pkt[i].offset;
+		d.length = u->pkt[i].length;
+		d.actual_length = (uint32_t)n;
+		d.status = 0;
+		usbip_iso_desc_encode(descs + (size_t)i * USBIP_ISO_DESC_LEN, &d);
+	}
+	video_stream_get_stats(bridge_video(cam->bridge), &st);
+	pthread_mutex_unlock(&cam->lock);
+
+	memmove(data + pos, descs, (size_t)u->np * USBIP_ISO_DESC_LEN);
+	usbip_ret_submit_header(&h, u->seqnum, 0, (int32_t)pos, (int32_t)u->np);
+	usbip_header_encode(ss->tx, &h);
+	ret = send_all(ss, ss->tx,
+		       USBIP_HEADER_LEN + pos + (size_t)u->np * USBIP_ISO_DESC_LEN);
+	free(u);
+
+	/* vanish: one opportunity per frame sent, e.g. after:300 frames */
+	while (ret == 0 && ss->frames_seen < st.frames_sent) {
+		ss->frames_seen++;
+		if (fault_hit(cam->fault, FAULT_VANISH)) {
+			emu_log("%s: fault: vanishing after %llu frames (dropping the connection)",
+				cam->name, (unsigned long long)ss->frames_seen);
+			ss->vanish = true;
+			return -1;
+		}
+	}
+	return ret;
+}
+
+static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
+{
+	struct iso_urb **pp, *u;
+	struct usbip_header h;
+	int32_t status = 0;	/* already completed (or never ours) */
+
+	for (pp = &ss->head; (u = *pp); pp = &u->next) {
+		if (u->seqnum != cmd->hdr.u.cmd_unlink.seqnum)
+			continue;
+		*pp = u->next;
+		free(u);
+		status = -ECONNRESET;
+		break;
+	}
+	/* rebuild tail and release bus time no remaining URB holds */
+	ss->tail = NULL;
+	ss->bus_next_ns = 0;
+	for (u = ss->head; u; u = u->next) {
+		ss->tail = u;
+		ss->bus_next_ns = u->end_ns;
+	}
+	if (!ss->head)
+		ss->lag_ns = 0;	/* a stopped stream restarts on wall time */
+	if (ss->verbose)
+		emu_log("%s: unlink seqnum %u: %s", ss->cam->name,
+			cmd->hdr.u.cmd_unlink.seqnum,
+			status ? "cancelled" : "already completed");
+	usbip_ret_unlink_header(&h, cmd->hdr.seqnum, status);
+	return send_header_only(ss, &h);
+}
+
+static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
+{
+	const struct usbip_header *h = &cmd->hdr;
+
+	if (h->ep == 0)
+		return handle_control(ss, cmd);
+	if (cmd->iso && h->direction == USBIP_DIR_IN) {
+		bool ok;
+
+		pthread_mutex_lock(&ss->cam->lock);
+		ok = bridge_packet_bytes(ss->cam->bridge) != 0;
+		pthread_mutex_unlock(&ss->cam->lock);
+		if (ok)
+			return queue_iso(ss, cmd);
+	}
+	/* no such endpoint in the current alt setting */
+	if (ss->verbose)
+		emu_log("%s: URB seqnum %u to ep %u %s refused (no such endpoint in the current alt)",
+			ss->cam->name, h->seqnum, h->ep,
+			h->direction == USBIP_DIR_IN ? "IN" : "OUT");
+	return reply_status(ss, h->seqnum, BRIDGE_STALL);
+}
+
+/*
+ * recv() plus the kernel's receive time of the data (SO_TIMESTAMPNS,
+ * wall clock), converted to CLOCK_MONOTONIC. Without a timestamp (e.g. a
+ * socketpair in tests) the arrival is "now".
+ */
+static ssize_t recv_stamped(struct session *ss, uint8_t *buf, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n = recvmsg(ss->fd, &msg, MSG_DONTWAIT);
+	uint64_t mono = now_ns();
+
+	ss->rx_arrival_ns = mono;
+	if (n <= 0)
+		return n;
+	for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+		struct timespec ts, real;
+		uint64_t at, rnow;
+
+		if (cm->cmsg_level != SOL_SOCKET ||
+		    cm->cmsg_type != SO_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+		clock_gettime(CLOCK_REALTIME, &real);
+		at = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		rnow = (uint64_t)real.tv_sec * 1000000000ull +
+		       (uint64_t)real.tv_nsec;
+		/* ignore nonsense (clock steps): at most 10 s in the past */
+		if (at <= rnow && rnow - at < 10000000000ull)
+			ss->rx_arrival_ns = mono - (rnow - at);
+	}
+	return n;
+}
+
+/* Read what is there and handle every complete command. */
+static int on_readable(struct session *ss)
+{
+	struct usbip_cmd cmd;
+	char err[160];
+	size_t need;
+	ssize_t n;
+	long used;
+
+	if (grow(&ss->rx, &ss->rx_cap, ss->rx_len + 4096) < 0) {
+		emu_log("%s: out of memory for receiving", ss->cam->name);
+		return -1;
+	}
+	n = recv_stamped(ss, ss->rx + ss->rx_len, ss->rx_cap - ss->rx_len);
+	if (n < 0) {
+		if (errno == EAGAIN || errno == EINTR)
+			return 0;
+		emu_log("%s: client %s: receive failed: %s; closing connection",
+			ss->cam->name, ss->cam->client, strerror(errno));
+		return -1;
+	}
+	if (n == 0) {
+		emu_log("%s: client %s disconnected%s", ss->cam->name,
+			ss->cam->client,
+			ss->rx_len ? " in the middle of a command" : "");
+		return -1;
+	}
+	ss->rx_len += (size_t)n;
+
+	for (;;) {
+		used = usbip_parse_cmd(ss->rx, ss->rx_len, 1u << ISO_EP, &cmd,
+				       &need, err, sizeof(err));
+		if (used == USBIP_PARSE_ERROR) {
+			emu_log("%s: client %s sent a malformed command (%s); closing connection",
+				ss->cam->name, ss->cam->client, err);
+			return -1;
+		}
+		if (used == USBIP_PARSE_NEED_MORE) {
+			if (grow(&ss->rx, &ss->rx_cap, need) < 0) {
+				emu_log("%s: out of memory for a %zu-byte command",
+					ss->cam->name, need);
+				return -1;
+			}
+			return 0;
+		}
+		if (cmd.hdr.command == USBIP_CMD_UNLINK) {
+			if (handle_unlink(ss, &cmd) < 0)
+				return -1;
+		} else if (handle_submit(ss, &cmd) < 0) {
+			return -1;
+		}
+		memmove(ss->rx, ss->rx + used, ss->rx_len - (size_t)used);
+		ss->rx_len -= (size_t)used;
+	}
+}
+
+void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
+		       bool verbose, unsigned int late_tolerance_ms)
+{
+	struct session ss = {
+		.cam = cam,
+		.fd = fd,
+		.verbose = verbose,
+		.late_tolerance_ns = late_tolerance_ms * 1000000ull,
+	};
+	struct video_stream_stats st;
+	struct iso_urb *u;
+
+	pthread_mutex_lock(&cam->lock);
+	video_stream_get_stats(bridge_video(cam->bridge), &st);
+	pthread_mutex_unlock(&cam->lock);
+	ss.frames_seen = st.frames_sent;
+	{
+		int one = 1;
+
+		/* fails harmlessly on sockets without timestamps */
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	}
+
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = fd, .events = POLLIN },
+			{ .fd = stop_fd, .events = POLLIN },
+		};
+		struct timespec ts, *tsp = NULL;
+		uint64_t now;
+
+		if (ss.head) {
+			now = now_ns();
+			while (ss.head && ss.head->deadline_ns <= now) {
+				if (complete_iso(&ss) < 0)
+					goto out;
+			}
+			if (ss.head) {
+				uint64_t wait = ss.head->deadline_ns - now;
+
+				ts.tv_sec = (time_t)(wait / 1000000000ull);
+				ts.tv_nsec = (long)(wait % 1000000000ull);
+				tsp = &ts;
+			}
+		}
+		if (ppoll(pfd, stop_fd >= 0 ? 2 : 1, tsp, NULL) < 0) {
+			if (errno == EINTR)
+				continue;
+			emu_log("%s: poll failed: %s", cam->name,
+				strerror(errno));
+			break;
+		}
+		if (stop_fd >= 0 && (pfd[1].revents & POLLIN))
+			break;
+		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (on_readable(&ss) < 0)
+				break;
+		}
+	}
+out:
+	while ((u = ss.head)) {
+		ss.head = u->next;
+		free(u);
+	}
+	free(ss.rx);
+	free(ss.tx);
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The bridge's video pipe (video_stream.h): a one-frame buffer between
+ * the sensor and the isochronous endpoint.
+ *
+ * Time is the bus time the caller gives, never the wall clock, so the
+ * model is deterministic and testable. A stream starts at the first
+ * packet call that finds the sensor streaming and a non-zero alt (t0);
+ * capture slot N is at t0 + N * period, each later slot one period (as
+ * the timing registers say at that moment) after the previous one.
+ * Capture renders only when the buffer is free; a busy buffer drops the
+ * frame, and its counter is skipped so receivers can see the gap.
+ *
+ * Packets: a 12-byte payload header (PTS = capture time, SCR = send
+ * time, both in the 1 MHz sensor clock; FID toggling per frame; EOF on
+ * the last packet; EOH always) and as much frame data as fits.
+ *
+ * Fault opportunities (fault.h): per data packet DROP_PACKET (the data
+ * is lost, a zero-length packet goes out), CORRUPT_HEADER, ERR_BIT; per
+ * frame SHORT_FRAME (EOF after half the frame) and LONG_FRAME (one
+ * packet's worth of filler past sizeimage before EOF).
+ */
+#include "video_stream.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <isocam/payload.h>
+
+#include "fault.h"
+#include "ic1280_model.h"
+#include "scene.h"
+
+#define FILLER		0xa5	/* bytes of a LONG_FRAME past sizeimage */
+
+struct video_stream {
+	struct ic1280 *sensor;
+	struct fault *fault;
+	struct scene *scene;
+	uint32_t packet_bytes;
+
+	bool running;
+	uint32_t stream_id;	/* ic1280_stream_starts() at start */
+	uint64_t next_capture_ns;
+	uint32_t next_counter;
+	uint8_t fid;
+
+	/* the frame buffer */
+	bool busy;
+	uint8_t *buf;
+	size_t cap;
+	size_t data_len;	/* frame bytes to send (short frame: fewer) */
+	size_t total_len;	/* data_len plus long-frame filler */
+	size_t sent;
+	uint64_t capture_ns;
+
+	struct video_stream_stats st;
+};
+
+struct video_stream *video_stream_new(struct ic1280 *sensor)
+{
+	struct video_stream *vs = calloc(1, sizeof(*vs));
+
+	if (!vs)
+		return NULL;
+	vs->scene = scene_new();
+	if (!vs->scene) {
+		free(vs);
+		return NULL;
+	}
+	vs->sensor = sensor;
+	return vs;
+}
+
+void video_stream_free(struct video_stream *vs)
+{
+	if (!vs)
+		return;
+	scene_free(vs->scene);
+	free(vs->buf);
+	free(vs);
+}
+
+/* The frame in progress is lost; the next start counts from 0 again. */
+static void stream_stop(struct video_stream *vs)
+{
+	vs->running = false;
+	vs->busy = false;
+}
+
+void video_stream_set_packet_size(struct video_stream *vs,
+				  uint32_t packet_bytes)
+{
+	vs->packet_bytes = packet_bytes;
+	if (!packet_bytes)
+		stream_stop(vs);
+}
+
+void video_stream_set_fault(struct video_stream *vs, struct fault *f)
+{
+	vs->fault = f;
+}
+
+static void stream_start(struct video_stream *vs, uint64_t t_ns)
+{
+	vs->running = true;
+	vs->stream_id = ic1280_stream_starts(vs->sensor);
+	vs->next_capture_ns = t_ns;
+	vs->next_counter = 0;
+	vs->fid = 1;		/* toggled before the first frame: FID 0 */
+	vs->busy = false;
+}
+
+/* Render capture slot `counter` into the free buffer. */
+static bool capture(struct video_stream *vs, uint64_t when)
+{
+	struct scene_params p;
+	size_t size;
+
+	ic1280_scene_params(vs->sensor, &p);
+	size = scene_frame_size(&p);
+	if (!size)
+		return false;
+	if (vs->cap < size) {
+		uint8_t *n = realloc(vs->buf, size);
+
+		if (!n)
+			return false;
+		vs->buf = n;
+		vs->cap = size;
+	}
+	if (scene_render(vs->scene, &p, vs->next_counter, vs->buf))
+		return false;
+	vs->busy = true;
+	vs->capture_ns = when;
+	vs->sent = 0;
+	vs->data_len = size;
+	vs->total_len = size;
+	vs->fid ^= 1;
+	if (fault_hit(vs->fault, FAULT_SHORT_FRAME))
+		vs->data_len = vs->total_len = size / 2;
+	if (fault_hit(vs->fault, FAULT_LONG_FRAME))
+		vs->total_len += vs->packet_bytes;
+	return true;
+}
+
+/* Every capture slot up to t_ns: at most one renders, the rest drop. */
+static void run_captures(struct video_stream *vs, uint64_t t_ns)
+{
+	while (vs->next_capture_ns <= t_ns) {
+		uint64_t period = ic1280_frame_period_ns(vs->sensor);
+		uint64_t n;
+
+		if (!vs->busy) {
+			if (!capture(vs, vs->next_capture_ns))
+				vs->st.frames_dropped++;
+			vs->next_counter++;
+			vs->next_capture_ns += period;
+			continue;
+		}
+		/* Busy: all remaining slots drop; count them in one step. */
+		n = (t_ns - vs->next_capture_ns) / period + 1;
+		vs->st.frames_dropped += n;
+		vs->next_counter += (uint32_t)n;
+		vs->next_capture_ns += n * period;
+	}
+}
+
+static void put32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)v;
+	b[1] = (uint8_t)(v >> 8);
+	b[2] = (uint8_t)(v >> 16);
+	b[3] = (uint8_t)(v >> 24);
+}
+
+/* Deterministic garbage, a different kind each time it fires. */
+static void corrupt_header(uint8_t *pkt, uint64_t nth)
+{
+	switch (nth % 4) {
+	case 0:
+		pkt[ISOCAM_PH_OFF_LEN] = 0;
+		break;
+	case 1:
+		pkt[ISOCAM_PH_OFF_LEN] = 0xff;	/* longer than any packet */
+		break;
+	case 2:
+		pkt[ISOCAM_PH_OFF_LEN] = 1;
+		break;
+	default:
+		pkt[ISOCAM_PH_OFF_INFO] = (pkt[ISOCAM_PH_OFF_INFO] |
+					   ISOCAM_PH_RES) & ~ISOCAM_PH_EOH;
+		break;
+	}
+}
+
+size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
+			   uint8_t *pkt, size_t maxlen)
+{
+	size_t room, n, d;
+	uint8_t info;
+	bool last;
+
+	if (!ic1280_streaming(vs->sensor) || !vs->packet_bytes) {
+		if (vs->running)
+			stream_stop(vs);
+		return 0;
+	}
+	/* A standby/streaming pair between two polls is a new stream too. */
+	if (vs->running && vs->stream_id != ic1280_stream_starts(vs->sensor))
+		stream_stop(vs);
+	if (!vs->running)
+		stream_start(vs, t_ns);
+
+	run_captures(vs, t_ns);
+	if (!vs->busy)
+		return 0;
+
+	room = maxlen < vs->packet_bytes ? maxlen : vs->packet_bytes;
+	if (room <= ISOCAM_PH_LEN_FULL)
+		return 0;	/* no room for data: nothing useful to send */
+	n = vs->total_len - vs->sent;
+	if (n > room - ISOCAM_PH_LEN_FULL)
+		n = room - ISOCAM_PH_LEN_FULL;
+	last = vs->sent + n == vs->total_len;
+
+	info = ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR |
+	       (vs->fid ? ISOCAM_PH_FID : 0) | (last ? ISOCAM_PH_EOF : 0);
+	pkt[ISOCAM_PH_OFF_LEN] = ISOCAM_PH_LEN_FULL;
+	put32(pkt + ISOCAM_PH_OFF_PTS,
+	      (uint32_t)(vs->capture_ns / (1000000000 / ISOCAM_PH_CLOCK_HZ)));
+	put32(pkt + ISOCAM_PH_OFF_SCR_STC,
+	      (uint32_t)(t_ns / (1000000000 / ISOCAM_PH_CLOCK_HZ)));
+	/* USB frame number: 1 ms frames, 11 bits. */
+	pkt[ISOCAM_PH_OFF_SCR_SOF] = (uint8_t)(t_ns / 1000000);
+	pkt[ISOCAM_PH_OFF_SCR_SOF + 1] = (uint8_t)((t_ns / 1000000) >> 8 & 0x07);
+
+	/* Frame bytes, then long-frame filler past data_len. */
+	d = 0;
+	if (vs->sent < vs->data_len) {
+		d = vs->data_len - vs->sent;
+		if (d > n)
+			d = n;
+		memcpy(pkt + ISOCAM_PH_LEN_FULL, vs->buf + vs->sent, d);
+	}
+	memset(pkt + ISOCAM_PH_LEN_FULL + d, FILLER, n - d);
+	vs->sent += n;
+	if (last)
+		vs->busy = false;
+
+	if (fault_hit(vs->fault, FAULT_DROP_PACKET))
+		return 0;	/* lost on the wire: the data is gone */
+	if (fault_hit(vs->fault, FAULT_ERR_BIT))
+		pkt[ISOCAM_PH_OFF_INFO] = info | ISOCAM_PH_ERR;
+	else
+		pkt[ISOCAM_PH_OFF_INFO] = info;
+	if (fault_hit(vs->fault, FAULT_CORRUPT_HEADER))
+		corrupt_header(pkt, vs->st.packets);
+
+	if (last)
+		vs->st.frames_sent++;
+	vs->st.packets++;
+	vs->st.bytes_sent += ISOCAM_PH_LEN_FULL + n;
+	return ISOCAM_PH_LEN_FULL + n;
+}
+
+void video_stream_get_stats(const struct video_stream *vs,
+			    struct video_stream_stats *st)
+{
+	*st = vs->st;
+}

@@ -1,0 +1,9 @@
+# Benchmarks: numbers as ratios to a reference measured in the same run.
+# bench_scene: the emulator's per-frame cost against memcpy. Built with
+# the release flags: it measures what isocam-emu runs.
+$(BUILD)/bench/bench_scene: $(ROOT)/tests/bench/bench_scene.c \
+		$(EMU_MODEL_SRCS) $(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^)
+
+BENCHES += $(BUILD)/bench/bench_scene

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * What one frame costs the emulator, as a ratio to memcpy of the same
+ * bytes measured in the same run (the emulator must stay near memcpy
+ * cost to keep 640x480 YUYV at 30 fps under qemu TCG):
+ *  - scene_render, first scroll cycle (checksum computed) and later
+ *    cycles (checksum cached per scroll offset);
+ *  - scene_render right after a control change (tables rebuilt);
+ *  - draining one frame through video_stream_packet at 3x1024 bytes per
+ *    microframe, capture and render included.
+ * Numbers only, no assertions. Best of 3 runs, to shrug off noise from
+ * other jobs on the machine.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <isocam/ic1280_regs.h>
+
+#include "ic1280_model.h"
+#include "scene.h"
+#include "video_stream.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static struct scene_params params(uint16_t w, uint16_t h)
+{
+	struct scene_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.format = IC1280_FMT_YUYV;
+	p.width = w;
+	p.height = h;
+	p.contrast = 128;
+	p.saturation = 128;
+	p.exposure = IC1280_EXPOSURE_DEFAULT;
+	p.gain = IC1280_GAIN_DEFAULT;
+	p.red_gain = 128;
+	p.blue_gain = 128;
+	p.aec = p.awb = 1;
+	p.frame_length = IC1280_FLL_DEFAULT;
+	return p;
+}
+
+/* Keeps the compiler from dropping work whose result nobody reads. */
+static volatile uint8_t sink;
+
+static double t_memcpy(size_t size, unsigned int n)
+{
+	uint8_t *a = malloc(size), *b = malloc(size);
+	double best = 1e9;
+	unsigned int r, i;
+
+	memset(a, 1, size);
+	memset(b, 2, size);
+	for (r = 0; r < 3; r++) {
+		double t = now();
+
+		for (i = 0; i < n; i++) {
+			a[i % size] = (uint8_t)i;
+			memcpy(b, a, size);
+		}
+		t = (now() - t) / n;
+		sink = b[i % size];
+		if (t < best)
+			best = t;
+	}
+	free(a);
+	free(b);
+	return best;
+}
+
+/* Per-frame render time: cold (fresh scene) and warm (same counters). */
+static void t_render(const struct scene_params *p, unsigned int n,
+		     double *cold, double *warm, double *rebuild,
+		     double *geometry)
+{
+	uint8_t *buf = malloc(scene_frame_size(p));
+	struct scene_params q = *p;
+	unsigned int r, i;
+	double t;
+
+	*cold = *warm = *rebuild = *geometry = 1e9;
+	for (r = 0; r < 3; r++) {
+		struct scene *sc = scene_new();
+
+		scene_render(sc, p, 0, buf);	/* tables, not per frame */
+		t = now();
+		for (i = 1; i <= n; i++)
+			scene_render(sc, p, i, buf);
+		t = (now() - t) / n;
+		if (t < *cold)
+			*cold = t;
+		t = now();
+		for (i = 1; i <= n; i++)
+			scene_render(sc, p, i, buf);
+		t = (now() - t) / n;
+		if (t < *warm)
+			*warm = t;
+		t = now();
+		for (i = 1; i <= n / 4; i++) {
+			q.brightness = (int8_t)(i & 1 ? 20 : 0);
+			scene_render(sc, &q, i, buf);
+		}
+		t = (now() - t) / (n / 4);
+		if (t < *rebuild)
+			*rebuild = t;
+		q = *p;
+		t = now();
+		for (i = 1; i <= n / 4; i++) {
+			q.flip = i & 1 ? IC1280_FLIP_H : 0;
+			scene_render(sc, &q, i, buf);
+		}
+		t = (now() - t) / (n / 4);
+		if (t < *geometry)
+			*geometry = t;
+		scene_free(sc);
+	}
+	sink = buf[0];
+	free(buf);
+}
+
+static void wr(struct ic1280 *s, uint16_t reg, const uint8_t *v, size_t n)
+{
+	uint8_t b[8] = { reg >> 8, reg & 0xff };
+
+	memcpy(b + 2, v, n);
+	ic1280_i2c_write(s, b, n + 2);
+}
+
+/* CPU time per frame sent, with the bus time advancing per microframe. */
+static double t_stream(uint16_t w, uint16_t h, unsigned int frames)
+{
+	uint8_t size[4] = { w >> 8, w & 0xff, h >> 8, h & 0xff };
+	uint8_t on = IC1280_MODE_STREAMING;
+	uint8_t pkt[3072];
+	double best = 1e9;
+	unsigned int r;
+
+	for (r = 0; r < 3; r++) {
+		struct ic1280 *s = ic1280_new(IC1280_CHIP_ID);
+		struct video_stream *vs = video_stream_new(s);
+		struct video_stream_stats st;
+		uint64_t bus = 1000000000ull;
+		double t;
+
+		wr(s, IC1280_REG_X_OUTPUT_SIZE_H, size, 4);
+		wr(s, IC1280_REG_MODE_SELECT, &on, 1);
+		video_stream_set_packet_size(vs, sizeof(pkt));
+		/* the first frame builds the tables: not per-frame cost */
+		do {
+			video_stream_packet(vs, bus, pkt, sizeof(pkt));
+			bus += 125000;
+			video_stream_get_stats(vs, &st);
+		} while (st.frames_sent < 1);
+		t = now();
+		do {
+			video_stream_packet(vs, bus, pkt, sizeof(pkt));
+			bus += 125000;
+			video_stream_get_stats(vs, &st);
+		} while (st.frames_sent < 1 + frames);
+		t = (now() - t) / frames;
+		if (t < best)
+			best = t;
+		video_stream_free(vs);
+		ic1280_free(s);
+	}
+	sink = pkt[0];
+	return best;
+}
+
+int main(void)
+{
+	static const struct { uint16_t w, h; unsigned int n; } sizes[] = {
+		{ 640, 480, 320 },	/* 320: one whole scroll cycle */
+		{ 1280, 960, 320 },
+	};
+	unsigned int i;
+
+	printf("%-16s %10s %8s %8s %8s %8s %8s\n", "YUYV frame", "memcpy",
+	       "render", "render", "control", "flip", "stream");
+	printf("%-16s %10s %8s %8s %8s %8s %8s\n", "", "us", "cold", "warm",
+	       "change", "change", "");
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		struct scene_params p = params(sizes[i].w, sizes[i].h);
+		double mc, cold, warm, rebuild, geom, st;
+
+		mc = t_memcpy(scene_frame_size(&p), sizes[i].n);
+		t_render(&p, sizes[i].n, &cold, &warm, &rebuild, &geom);
+		st = t_stream(sizes[i].w, sizes[i].h, 20);
+		printf("%5ux%-10u %10.1f %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx\n",
+		       sizes[i].w, sizes[i].h, mc * 1e6, cold / mc, warm / mc,
+		       rebuild / mc, geom / mc, st / mc);
+	}
+	printf("(ratios to memcpy of one frame; render cold = first scroll "
+	       "cycle, checksums computed; warm = later cycles; control change "
+	       "= brightness toggled every frame (palette rebuilt); flip change "
+	       "= hflip toggled every frame (picture redrawn); stream = one frame through "
+	       "video_stream_packet, 3072-byte packets)\n");
+	return 0;
+}

@@ -1,0 +1,8 @@
+# bench_usbip: CPU per frame of isocam-emu's whole USB/IP path at
+# 640x480 YUYV 30 fps, against memcpy (release flags, like isocam-emu).
+$(BUILD)/bench/bench_usbip: $(ROOT)/tests/bench/bench_usbip.c $(EMU_SRCS) \
+		$(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^)
+
+BENCHES += $(BUILD)/bench/bench_usbip

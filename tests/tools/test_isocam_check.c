@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * isocam-check must pass a good capture and catch each kind of bad one:
+ * drops, duplicates, reordering, corrupted and torn frames (also when
+ * the checksum was made to fit), byte order, wrong size, truncation,
+ * a late start, and --timeline must place a control change exactly.
+ * Captures are synthesised with scene_render, the binary is run as the
+ * VM scenarios run it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <isocam/frame_stamp.h>
+#include <isocam/ic1280_regs.h>
+
+#include "scene.h"
+
+#define W 160
+#define H 120
+
+struct run {
+	int status;
+	char out[8192];
+};
+
+static struct scene_params params(uint8_t fmt)
+{
+	struct scene_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.format = fmt;
+	p.width = W;
+	p.height = H;
+	p.contrast = 128;
+	p.saturation = 128;
+	p.exposure = IC1280_EXPOSURE_DEFAULT;
+	p.gain = IC1280_GAIN_DEFAULT;
+	p.red_gain = 128;
+	p.blue_gain = 128;
+	p.aec = 1;
+	p.awb = 1;
+	p.frame_length = IC1280_FLL_DEFAULT;
+	return p;
+}
+
+static char path[64];
+
+static int setup(void **state)
+{
+	int fd;
+
+	(void)state;
+	strcpy(path, "/tmp/isocam-check-test-XXXXXX");
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+/* The capture: frames with these counters, brightness from `bright`. */
+typedef void (*mangle_fn)(uint8_t *frame, size_t size, unsigned int i);
+
+static void write_capture(uint8_t fmt, const uint32_t *counters, unsigned int n,
+			  const int8_t *bright, mangle_fn mangle)
+{
+	struct scene *sc = scene_new();
+	struct scene_params p = params(fmt);
+	size_t size = scene_frame_size(&p);
+	uint8_t *f = malloc(size);
+	FILE *o = fopen(path, "wb");
+	unsigned int i;
+
+	assert_non_null(o);
+	for (i = 0; i < n; i++) {
+		p.brightness = bright ? bright[i] : 0;
+		assert_int_equal(scene_render(sc, &p, counters[i], f), 0);
+		if (mangle)
+			mangle(f, size, i);
+		assert_int_equal(fwrite(f, 1, size, o), size);
+	}
+	fclose(o);
+	free(f);
+	scene_free(sc);
+}
+
+static void seq(uint32_t *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		c[i] = i;
+}
+
+static void check(struct run *r, const char *args)
+{
+	char cmd[512];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "%s %s %s 2>&1", ISOCAM_CHECK, args, path);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(r->out, 1, sizeof(r->out) - 1, p);
+	r->out[n] = 0;
+	r->status = pclose(p);
+	assert_true(WIFEXITED(r->status));
+	r->status = WEXITSTATUS(r->status);
+}
+
+static void assert_has(const struct run *r, const char *s)
+{
+	if (!strstr(r->out, s))
+		fail_msg("'%s' not in output:\n%s", s, r->out);
+}
+
+static void test_good_capture(void **state)
+{
+	uint32_t c[30];
+	struct run r;
+
+	(void)state;
+	seq(c, 30);
+	write_capture(IC1280_FMT_YUYV, c, 30, NULL, NULL);
+	check(&r, "--format yuyv --size 160x120 --expect-frames 30");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, "30 frames checked");
+	assert_has(&r, "counters 0..29, 0 dropped, 0 duplicated, 0 reordered, "
+		   "0 bad stamps, 0 bad checksums, 0 mismatched: OK");
+	/* ffmpeg's pixel format names work too */
+	check(&r, "--format yuyv422 --size 160x120");
+	assert_int_equal(r.status, 0);
+	/* but a different frame count does not */
+	check(&r, "--format yuyv --size 160x120 --expect-frames 31");
+	assert_int_equal(r.status, 1);
+}
+
+static void test_sequence_errors(void **state)
+{
+	static const uint32_t drop[] = { 0, 1, 2, 4, 5 };
+	static const uint32_t dup[] = { 0, 1, 2, 2, 3 };
+	static const uint32_t reorder[] = { 0, 1, 3, 2 };
+	static const uint32_t late[] = { 3, 4, 5 };
+	struct run r;
+
+	(void)state;
+	write_capture(IC1280_FMT_GREY, drop, 5, NULL, NULL);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 dropped");
+	assert_has(&r, "FAIL");
+
+	write_capture(IC1280_FMT_GREY, dup, 5, NULL, NULL);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 duplicated");
+
+	write_capture(IC1280_FMT_GREY, reorder, 4, NULL, NULL);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 reordered");
+
+	write_capture(IC1280_FMT_GREY, late, 3, NULL, NULL);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "missing at stream start");
+	check(&r, "--format grey --size 160x120 --any-start");
+	assert_int_equal(r.status, 0);
+}
+
+static void flip_a_bit(uint8_t *f, size_t size, unsigned int i)
+{
+	if (i == 3)
+		f[size / 2] ^= 0x10;
+}
+
+/* Bottom half from a later frame, and a checksum that fits. */
+static void tear(uint8_t *f, size_t size, unsigned int i)
+{
+	struct scene *sc;
+	struct scene_params p;
+	uint32_t counter;
+	uint8_t *next;
+	uint32_t sum;
+
+	if (i != 2)
+		return;
+	assert_int_equal(scene_stamp_parse(f, size, &p, &counter, NULL), 0);
+	sc = scene_new();
+	next = malloc(size);
+	assert_int_equal(scene_render(sc, &p, counter + 1, next), 0);
+	memcpy(f + size / 2, next + size / 2, size - size / 2);
+	sum = isocam_stamp_checksum(f + ISOCAM_STAMP_LEN,
+				    size - ISOCAM_STAMP_LEN);
+	memcpy(f + ISOCAM_STAMP_OFF_CHECKSUM, &sum, 4);	/* x86: LE */
+	free(next);
+	scene_free(sc);
+}
+
+static void swap_bytes(uint8_t *f, size_t size, unsigned int i)
+{
+	size_t k;
+	uint32_t sum;
+
+	if (i != 1)
+		return;
+	for (k = ISOCAM_STAMP_LEN; k + 1 < size; k += 2) {
+		uint8_t t = f[k];
+
+		f[k] = f[k + 1];
+		f[k + 1] = t;
+	}
+	sum = isocam_stamp_checksum(f + ISOCAM_STAMP_LEN,
+				    size - ISOCAM_STAMP_LEN);
+	memcpy(f + ISOCAM_STAMP_OFF_CHECKSUM, &sum, 4);
+}
+
+static void kill_stamp(uint8_t *f, size_t size, unsigned int i)
+{
+	(void)size;
+	if (i == 1)
+		memset(f, 0, 4);
+}
+
+static void test_content_errors(void **state)
+{
+	uint32_t c[6];
+	struct run r;
+
+	(void)state;
+	seq(c, 6);
+	write_capture(IC1280_FMT_YUYV, c, 6, NULL, flip_a_bit);
+	check(&r, "--format yuyv --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 bad checksums, 1 mismatched");
+	assert_has(&r, "frame 3 counter 3: 1 bytes differ");
+
+	write_capture(IC1280_FMT_YUYV, c, 6, NULL, tear);
+	check(&r, "--format yuyv --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 0 bad checksums, 1 mismatched");
+	assert_has(&r, "frame 2 counter 2:");
+
+	write_capture(IC1280_FMT_RGB565, c, 6, NULL, swap_bytes);
+	check(&r, "--format rgb565 --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "byte order swapped");
+
+	write_capture(IC1280_FMT_GREY, c, 6, NULL, kill_stamp);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "frame 1: no stamp");
+	assert_has(&r, " 1 bad stamps");
+}
+
+static void test_wrong_geometry(void **state)
+{
+	uint32_t c[4];
+	struct run r;
+
+	(void)state;
+	seq(c, 4);
+	write_capture(IC1280_FMT_GREY, c, 4, NULL, NULL);
+	/* 4 x 160x120 GREY is 2 x 160x60 GREY... the stamp tells */
+	check(&r, "--format grey --size 160x60");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "stamp says grey 160x120, expected grey 160x60");
+	/* and a size that does not divide the file is a partial frame */
+	check(&r, "--format yuyv --size 320x240");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "partial frame");
+}
+
+static void test_timeline(void **state)
+{
+	static const int8_t bright[8] = { 0, 0, 0, 0, 0, 40, 40, 40 };
+	uint32_t c[8];
+	struct run r;
+
+	(void)state;
+	seq(c, 8);
+	write_capture(IC1280_FMT_YUYV, c, 8, bright, NULL);
+	check(&r, "--format yuyv --size 160x120 --timeline");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, "frame 0 counter 0: start format 0 width 160");
+	assert_has(&r, "\nframe 5 counter 5: brightness 0 -> 40\n");
+}
+
+static void test_render(void **state)
+{
+	struct scene_params p = params(IC1280_FMT_RGB565);
+	struct scene *sc = scene_new();
+	size_t size = scene_frame_size(&p);
+	uint8_t *want = malloc(size), *got = malloc(size + 1);
+	char cmd[512];
+	FILE *f;
+
+	(void)state;
+	p.brightness = -12;
+	p.flip = IC1280_FLIP_V;
+	p.aec = 0;
+	p.exposure = 250;
+	assert_int_equal(scene_render(sc, &p, 7, want), 0);
+	snprintf(cmd, sizeof(cmd), "%s --render --format rgb565 --size 160x120 "
+		 "--counter 7 --set brightness=-12 --set flip=2 "
+		 "--set exposure=250 %s", ISOCAM_CHECK, path);
+	assert_int_equal(system(cmd), 0);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(got, 1, size + 1, f), size);
+	fclose(f);
+	assert_memory_equal(want, got, size);
+	free(want);
+	free(got);
+	scene_free(sc);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_good_capture, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sequence_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_content_errors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_geometry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("isocam_check", tests, NULL, NULL);
+}

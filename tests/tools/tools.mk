@@ -1,0 +1,20 @@
+# isocam-check: verifies captured raw video against the emulator's
+# reference renderer (scene.c), used by the VM scenarios and the demo.
+ISOCAM_CHECK := $(BUILD)/isocam-check
+
+$(ISOCAM_CHECK): $(ROOT)/tests/tools/isocam-check.c $(EMU_SCENE_SRCS) \
+		$(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^)
+
+USER_BINS += $(ISOCAM_CHECK)
+
+# The checker's own test: it must pass good captures and catch every
+# kind of bad one. It runs the built binary, hence the dependency.
+$(BUILD)/tests/test_isocam_check: $(ROOT)/tests/tools/test_isocam_check.c \
+		$(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS) $(ISOCAM_CHECK)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator \
+		-DISOCAM_CHECK='"$(ISOCAM_CHECK)"' -o $@ $(filter %.c,$^) -lcmocka
+
+UNIT_TESTS += $(BUILD)/tests/test_isocam_check

@@ -1,0 +1,23 @@
+# Host unit tests of the emulated camera's insides: the ic1280 register
+# file, the scene renderer and the bridge's packetizer.
+EMU_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
+
+$(BUILD)/tests/test_emu_sensor: $(ROOT)/tests/unit/test_emu_sensor.c \
+		$(ROOT)/gadget-emulator/ic1280_model.c $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(BUILD)/tests/test_emu_scene: $(ROOT)/tests/unit/test_emu_scene.c \
+		$(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+# Links a fault double (in the test) instead of E1's fault.c, so the
+# packetizer's fault paths are driven deterministically.
+$(BUILD)/tests/test_emu_stream: $(ROOT)/tests/unit/test_emu_stream.c \
+		$(EMU_MODEL_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
+	$(BUILD)/tests/test_emu_stream

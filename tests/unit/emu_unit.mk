@@ -1,0 +1,28 @@
+# Host unit tests of isocam-emu's USB and network side: the USB/IP codec,
+# the bridge (descriptors, ep0, vendor i2c), fault injection and a whole
+# server session over a socketpair.
+EMU_USB_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
+
+$(BUILD)/tests/test_emu_usbip: $(ROOT)/tests/unit/test_emu_usbip.c \
+		$(ROOT)/gadget-emulator/usbip_proto.c $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(BUILD)/tests/test_emu_fault: $(ROOT)/tests/unit/test_emu_fault.c \
+		$(ROOT)/gadget-emulator/fault.c $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(BUILD)/tests/test_emu_bridge: $(ROOT)/tests/unit/test_emu_bridge.c \
+		$(EMU_SRCS) $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+$(BUILD)/tests/test_emu_server: $(ROOT)/tests/unit/test_emu_server.c \
+		$(EMU_SRCS) $(CORE_SRCS) $(EMU_HDRS) $(CORE_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -I$(ROOT)/core -o $@ $(filter %.c,$^) \
+		-lcmocka
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_usbip $(BUILD)/tests/test_emu_fault \
+	$(BUILD)/tests/test_emu_bridge $(BUILD)/tests/test_emu_server

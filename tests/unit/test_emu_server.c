@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The USB/IP server end to end over socketpairs, the test playing vhci:
+ * device list, import (and refusals), control URBs, isochronous URBs
+ * paced in bus time with replies laid out exactly as vhci parses them,
+ * frames reassembled by core/frame_assembler and checked by their stamp,
+ * CMD_UNLINK semantics, and a garbage-sending client being dropped while
+ * the camera stays importable.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <linux/usb/ch9.h>
+
+#include <isocam/frame_stamp.h>
+#include <isocam/ic1280_regs.h>
+#include <isocam/payload.h>
+#include <isocam/usb.h>
+
+#include "bridge.h"
+#include "frame_assembler.h"
+#include "scene.h"
+#include "usbip_proto.h"
+#include "usbip_server.h"
+
+#define NP		32		/* packets per iso URB */
+#define PKT		3072		/* alt 7 */
+#define IN_FLIGHT	4
+
+struct conn {
+	struct usbip_server *srv;
+	pthread_t thread;
+	int fd;			/* client end */
+	int server_fd;
+	uint32_t seq;
+};
+
+static struct usbip_server *srv;
+
+static void *serve(void *arg)
+{
+	struct conn *c = arg;
+
+	usbip_server_serve_fd(c->srv, c->server_fd, "test-client");
+	return NULL;
+}
+
+static void conn_open(struct conn *c)
+{
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	c->srv = srv;
+	c->fd = sv[0];
+	c->server_fd = sv[1];
+	c->seq = 1;
+	assert_int_equal(pthread_create(&c->thread, NULL, serve, c), 0);
+}
+
+static void conn_close(struct conn *c)
+{
+	close(c->fd);
+	pthread_join(c->thread, NULL);
+}
+
+static void send_all(int fd, const void *buf, size_t len)
+{
+	assert_int_equal(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+/* Read exactly len bytes within 3 s; -1 on EOF (0 bytes) or timeout. */
+static int recv_exact(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, 3000) != 1)
+			return -1;
+		n = recv(fd, p, len, 0);
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static bool readable_within(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, ms) == 1;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int import(struct conn *c, const char *busid)
+{
+	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
+	struct usbip_op_common op;
+	struct usbip_usb_device d;
+
+	usbip_import_req_encode(req, busid);
+	send_all(c->fd, req, sizeof(req));
+	assert_int_equal(recv_exact(c->fd, rep, USBIP_OP_COMMON_LEN), 0);
+	assert_int_equal(usbip_op_common_decode(rep, 8, &op), 0);
+	assert_int_equal(op.code, USBIP_OP_REP_IMPORT);
+	if (op.status != USBIP_OP_STATUS_OK)
+		return -1;
+	assert_int_equal(recv_exact(c->fd, rep + 8, USBIP_DEVICE_LEN), 0);
+	assert_int_equal(usbip_device_decode(rep + 8, USBIP_DEVICE_LEN, &d), 0);
+	assert_string_equal(d.busid, busid);
+	assert_int_equal(d.speed, USBIP_SPEED_HIGH);
+	assert_int_equal(d.idVendor, ISOCAM_USB_VID);
+	assert_int_equal(d.idProduct, ISOCAM_USB_PID);
+	return 0;
+}
+
+/* Receive one reply; for RET_SUBMIT the caller says what it expects. */
+static void recv_ret(struct conn *c, bool in, bool iso, uint32_t np,
+		     struct usbip_ret *ret, uint8_t *buf, size_t cap)
+{
+	struct usbip_header h;
+	size_t extra = 0;
+	char err[160];
+	long n;
+
+	assert_int_equal(recv_exact(c->fd, buf, USBIP_HEADER_LEN), 0);
+	assert_int_equal(usbip_header_decode(buf, USBIP_HEADER_LEN, &h), 0);
+	if (h.command == USBIP_RET_SUBMIT) {
+		if (in)
+			extra += (size_t)h.u.ret_submit.actual_length;
+		if (iso)
+			extra += (size_t)h.u.ret_submit.number_of_packets *
+				 USBIP_ISO_DESC_LEN;
+	}
+	assert_true(USBIP_HEADER_LEN + extra <= cap);
+	assert_int_equal(recv_exact(c->fd, buf + USBIP_HEADER_LEN, extra), 0);
+	n = usbip_parse_ret(buf, USBIP_HEADER_LEN + extra, in, iso, np, ret,
+			    err, sizeof(err));
+	if (n < 0)
+		fail_msg("reply vhci would reject: %s", err);
+	assert_int_equal(n, (long)(USBIP_HEADER_LEN + extra));
+}
+
+static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
+			    uint16_t val, uint16_t idx, uint16_t len,
+			    const uint8_t *out)
+{
+	struct usbip_header h;
+	uint8_t buf[USBIP_HEADER_LEN + 256];
+	struct usb_setup s = { bm, req, val, idx, len };
+	bool in = bm & USB_DIR_IN;
+
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = c->seq++;
+	h.devid = 0x10001;
+	h.direction = in ? USBIP_DIR_IN : USBIP_DIR_OUT;
+	h.u.cmd_submit.transfer_buffer_length = len;
+	usb_setup_encode(h.u.cmd_submit.setup, &s);
+	usbip_header_encode(buf, &h);
+	if (!in)
+		memcpy(buf + USBIP_HEADER_LEN, out, len);
+	send_all(c->fd, buf, USBIP_HEADER_LEN + (in ? 0 : len));
+	return h.seqnum;
+}
+
+/* A control transfer; returns the status, data copied to in_data. */
+static int ctrl(struct conn *c, uint8_t bm, uint8_t req, uint16_t val,
+		uint16_t idx, uint16_t len, uint8_t *data)
+{
+	uint8_t buf[USBIP_HEADER_LEN + 256];
+	struct usbip_ret ret;
+	uint32_t seq = submit_ctrl(c, bm, req, val, idx, len, data);
+	bool in = bm & USB_DIR_IN;
+
+	recv_ret(c, in, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, seq);
+	if (ret.hdr.u.ret_submit.status)
+		return ret.hdr.u.ret_submit.status;
+	assert_true((uint32_t)ret.hdr.u.ret_submit.actual_length <= len);
+	if (in)
+		memcpy(data, ret.data, ret.data_len);
+	return ret.hdr.u.ret_submit.actual_length;
+}
+
+static void i2c_write(struct conn *c, const uint8_t *d, uint16_t n)
+{
+	uint8_t buf[64];
+
+	memcpy(buf, d, n);
+	assert_int_equal(ctrl(c, USB_DIR_OUT | USB_TYPE_VENDOR |
+			      USB_RECIP_INTERFACE, ISOCAM_REQ_I2C_WRITE,
+			      IC1280_I2C_ADDR, 0, n, buf), n);
+}
+
+/* ok == NULL: the send must succeed; else *ok says whether it did. */
+static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
+			      bool *ok)
+{
+	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_header h;
+	uint32_t i;
+
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = c->seq++;
+	h.devid = 0x10001;
+	h.direction = USBIP_DIR_IN;
+	h.ep = 1;
+	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
+	h.u.cmd_submit.transfer_buffer_length = (int32_t)(np * plen);
+	h.u.cmd_submit.number_of_packets = (int32_t)np;
+	h.u.cmd_submit.interval = 1;
+	usbip_header_encode(buf, &h);
+	for (i = 0; i < np; i++) {
+		struct usbip_iso_desc d = { i * plen, plen, 0, 0 };
+
+		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
+				      i * USBIP_ISO_DESC_LEN, &d);
+	}
+	if (ok)
+		*ok = send(c->fd, buf, USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN,
+			   MSG_NOSIGNAL) ==
+		      (ssize_t)(USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN);
+	else
+		send_all(c->fd, buf, USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN);
+	return h.seqnum;
+}
+
+static uint32_t submit_iso(struct conn *c, uint32_t np, uint32_t plen)
+{
+	return submit_iso_ex(c, np, plen, NULL);
+}
+
+static void send_unlink(struct conn *c, uint32_t victim, uint32_t *seq)
+{
+	uint8_t buf[USBIP_HEADER_LEN];
+	struct usbip_header h;
+
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_UNLINK;
+	h.seqnum = c->seq++;
+	h.u.cmd_unlink.seqnum = victim;
+	usbip_header_encode(buf, &h);
+	send_all(c->fd, buf, sizeof(buf));
+	*seq = h.seqnum;
+}
+
+/* Frames as the driver would assemble them. */
+struct frames {
+	uint8_t bufs[2][19200];
+	int next;
+	uint32_t good, bad;
+	int64_t last_counter;
+	uint32_t out_of_order;
+};
+
+static bool get_buf(void *priv, struct isocam_asm_buf *b)
+{
+	struct frames *f = priv;
+
+	b->cookie = NULL;
+	b->vaddr = f->bufs[f->next];
+	b->size = sizeof(f->bufs[0]);
+	f->next ^= 1;
+	return true;
+}
+
+static void buf_done(void *priv, struct isocam_asm_buf *b, u32 used,
+		     bool error, bool pts_valid, u32 pts)
+{
+	struct frames *f = priv;
+	struct scene_params p;
+	uint32_t counter, sum;
+
+	(void)pts_valid;
+	(void)pts;
+	if (error) {
+		f->bad++;
+		return;
+	}
+	assert_int_equal(scene_stamp_parse(b->vaddr, used, &p, &counter, &sum),
+			 0);
+	assert_int_equal(p.width, 160);
+	assert_int_equal(p.format, IC1280_FMT_GREY);
+	assert_int_equal(sum, isocam_stamp_checksum(b->vaddr + ISOCAM_STAMP_LEN,
+						    used - ISOCAM_STAMP_LEN));
+	if (f->last_counter >= 0 && counter != f->last_counter + 1)
+		f->out_of_order++;
+	f->last_counter = counter;
+	f->good++;
+}
+
+static const struct isocam_asm_ops asm_ops = {
+	.get_buf = get_buf,
+	.buf_done = buf_done,
+};
+
+static void start_camera(struct conn *c)
+{
+	static const uint8_t fmt[] = { 0x02, 0x00, IC1280_FMT_GREY };
+	static const uint8_t size[] = { 0x02, 0x02, 0x00, 160, 0x00, 120 };
+	static const uint8_t fll[] = { 0x03, 0x40, 500 >> 8, 500 & 0xff };
+	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
+	uint8_t d[64];
+
+	assert_int_equal(ctrl(c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+			      USB_DT_DEVICE << 8, 0, 64, d), 18);
+	assert_int_equal(d[8] | d[9] << 8, ISOCAM_USB_VID);
+	assert_int_equal(ctrl(c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	/* an unknown request STALLs: -EPIPE on the wire */
+	assert_int_equal(ctrl(c, USB_DIR_IN | USB_TYPE_VENDOR |
+			      USB_RECIP_INTERFACE, 0x55, 0, 0, 4, d), -32);
+	i2c_write(c, fmt, sizeof(fmt));
+	i2c_write(c, size, sizeof(size));
+	i2c_write(c, fll, sizeof(fll));
+	i2c_write(c, on, sizeof(on));
+	assert_int_equal(ctrl(c, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+			      7, 0, 0, d), 0);
+}
+
+static void test_devlist(void **state)
+{
+	struct usbip_op_common op = { USBIP_VERSION, USBIP_OP_REQ_DEVLIST, 0 };
+	uint8_t buf[1024];
+	struct usbip_usb_device d;
+	struct conn c;
+	size_t len = 12 + 2 * (312 + 4);
+
+	(void)state;
+	conn_open(&c);
+	usbip_op_common_encode(buf, &op);
+	send_all(c.fd, buf, 8);
+	assert_int_equal(recv_exact(c.fd, buf, len), 0);
+	assert_int_equal(buf[11], 2);
+	assert_int_equal(usbip_device_decode(buf + 12, 312, &d), 0);
+	assert_string_equal(d.busid, "1-1");
+	assert_int_equal(d.bNumInterfaces, 1);
+	assert_int_equal(buf[12 + 312], ISOCAM_USB_IFACE_CLASS);
+	assert_int_equal(usbip_device_decode(buf + 12 + 316, 312, &d), 0);
+	assert_string_equal(d.busid, "1-2");
+	assert_int_equal(d.devnum, 2);
+	/* then the server closes the connection */
+	assert_int_equal(recv_exact(c.fd, buf, 1), -1);
+	conn_close(&c);
+}
+
+static void test_import_refusals(void **state)
+{
+	struct conn a, b, x;
+
+	(void)state;
+	conn_open(&x);
+	assert_int_equal(import(&x, "1-9"), -1);
+	conn_close(&x);
+
+	conn_open(&a);
+	assert_int_equal(import(&a, "1-1"), 0);
+	conn_open(&b);
+	assert_int_equal(import(&b, "1-1"), -1);	/* busy */
+	conn_close(&b);
+	conn_open(&b);
+	assert_int_equal(import(&b, "1-2"), 0);	/* the other camera */
+	conn_close(&b);
+	conn_close(&a);
+	/* free again once its client is gone */
+	conn_open(&a);
+	assert_int_equal(import(&a, "1-1"), 0);
+	conn_close(&a);
+}
+
+static void test_stream(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct isocam_assembler as;
+	struct frames *fr = calloc(1, sizeof(*fr));
+	struct usbip_ret ret;
+	struct conn c;
+	uint32_t expect_seq[64], head = 0, tail = 0, urbs = 0, i;
+	uint64_t t0, elapsed;
+	const uint32_t total_urbs = 60;	/* 60 x 4 ms: ~14 frames at 60 fps */
+
+	(void)state;
+	fr->last_counter = -1;
+	isocam_asm_init(&as, &asm_ops, fr, 160 * 120);
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+
+	t0 = now_ns();
+	for (i = 0; i < IN_FLIGHT; i++)
+		expect_seq[tail++ % 64] = submit_iso(&c, NP, PKT);
+	while (urbs < total_urbs) {
+		uint32_t sum = 0, p;
+
+		recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+		assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+		/* completions come in submission order */
+		assert_int_equal(ret.hdr.seqnum, expect_seq[head++ % 64]);
+		assert_int_equal(ret.hdr.u.ret_submit.status, 0);
+		assert_int_equal(ret.hdr.u.ret_submit.number_of_packets, NP);
+		assert_int_equal(ret.num_iso, NP);
+		for (p = 0; p < NP; p++) {
+			struct usbip_iso_desc d;
+
+			usbip_iso_desc_decode(ret.iso_descs +
+					      p * USBIP_ISO_DESC_LEN, &d);
+			/* offsets and lengths echoed, data packed in order */
+			assert_int_equal(d.offset, p * PKT);
+			assert_int_equal(d.length, PKT);
+			assert_int_equal(d.status, 0);
+			assert_true(d.actual_length <= PKT);
+			isocam_asm_packet(&as, ret.data + sum, d.actual_length);
+			sum += d.actual_length;
+		}
+		assert_int_equal(sum, ret.data_len);
+		urbs++;
+		if (urbs + IN_FLIGHT <= total_urbs)
+			expect_seq[tail++ % 64] = submit_iso(&c, NP, PKT);
+	}
+	elapsed = now_ns() - t0;
+	/* paced in bus time: never faster than 125 us per microframe */
+	assert_true(elapsed >= (uint64_t)total_urbs * NP * 125000ull * 95 / 100);
+	assert_true(fr->good >= 10);
+	assert_int_equal(fr->bad, 0);
+	assert_int_equal(fr->out_of_order, 0);
+	conn_close(&c);
+	free(fr);
+}
+
+static void test_unlink(void **state)
+{
+	uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_ret ret;
+	struct conn c;
+	uint32_t victim, unlink_seq, done, ctrl_seq;
+	uint8_t d[16];
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-2"), 0);
+	start_camera(&c);
+
+	/* a queued URB is cancelled: -ECONNRESET and never a RET_SUBMIT */
+	victim = submit_iso(&c, NP, PKT);
+	send_unlink(&c, victim, &unlink_seq);
+	recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, -ECONNRESET);
+	assert_false(readable_within(c.fd, 20));
+
+	/* a completed URB: status 0 */
+	done = submit_iso(&c, 8, PKT);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, done);
+	send_unlink(&c, done, &unlink_seq);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, 0);
+
+	/* control URBs are answered at once, even with iso queued */
+	victim = submit_iso(&c, NP, PKT);
+	ctrl_seq = submit_ctrl(&c, USB_DIR_IN | USB_TYPE_VENDOR |
+			       USB_RECIP_INTERFACE, ISOCAM_REQ_GET_STATUS, 0,
+			       0, 16, NULL);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, ctrl_seq);
+	assert_int_equal(ret.data_len, 16);
+	memcpy(d, ret.data, 16);
+	assert_int_equal(d[3], 7);	/* alt_setting */
+	recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, victim);
+	conn_close(&c);
+}
+
+static void test_garbage(void **state)
+{
+	uint8_t junk[64];
+	struct conn c;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	memset(junk, 0xee, sizeof(junk));
+	send_all(c.fd, junk, sizeof(junk));
+	/* the server hangs up on this client ... */
+	assert_int_equal(recv_exact(c.fd, junk, 1), -1);
+	conn_close(&c);
+	/* ... and keeps serving: the camera is importable again */
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	conn_close(&c);
+
+	/* not even USB/IP */
+	conn_open(&c);
+	send_all(c.fd, "GET / HTTP/1.0\r\n\r\n", 18);
+	assert_int_equal(recv_exact(c.fd, junk, 1), -1);
+	conn_close(&c);
+}
+
+/* SCR (bus time, 1 MHz) of data packet p of an iso reply; -1: no data. */
+static int64_t packet_scr(const struct usbip_ret *ret, uint32_t p)
+{
+	uint32_t off = 0, i;
+	struct usbip_iso_desc d;
+	const uint8_t *h;
+
+	for (i = 0; i < p; i++) {
+		usbip_iso_desc_decode(ret->iso_descs + i * USBIP_ISO_DESC_LEN, &d);
+		off += d.actual_length;
+	}
+	usbip_iso_desc_decode(ret->iso_descs + p * USBIP_ISO_DESC_LEN, &d);
+	if (d.actual_length < ISOCAM_PH_LEN_FULL)
+		return -1;
+	h = ret->data + off;
+	assert_true(h[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_SCR);
+	return (int64_t)((uint32_t)h[ISOCAM_PH_OFF_SCR_STC] |
+			 (uint32_t)h[ISOCAM_PH_OFF_SCR_STC + 1] << 8 |
+			 (uint32_t)h[ISOCAM_PH_OFF_SCR_STC + 2] << 16 |
+			 (uint32_t)h[ISOCAM_PH_OFF_SCR_STC + 3] << 24);
+}
+
+/*
+ * The host lets the iso queue run dry for 100 ms. Strict (tolerance 0):
+ * those microframes are gone, the bus time jumps. Tolerant: the bus
+ * clock pauses, the next packet is the very next microframe.
+ */
+static int64_t gap_after_host_pause(unsigned int tolerance_ms)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + 8 * PKT + 8 * USBIP_ISO_DESC_LEN];
+	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
+	struct usbip_server_config cfg = {
+		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.late_tolerance_ms = tolerance_ms,
+	};
+	struct usbip_server *saved = srv;
+	struct timespec pause = { .tv_nsec = 100000000 };
+	struct usbip_ret ret;
+	struct conn c;
+	int64_t a, b;
+	uint8_t d[18];
+
+	srv = usbip_server_new(&cfg);
+	assert_non_null(srv);
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	/* power-on mode: 640x480 YUYV, 30 fps: most microframes carry data */
+	assert_int_equal(ctrl(&c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	i2c_write(&c, on, sizeof(on));
+	assert_int_equal(ctrl(&c, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+			      7, 0, 0, d), 0);
+	submit_iso(&c, 8, PKT);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	a = packet_scr(&ret, 7);
+	nanosleep(&pause, NULL);
+	submit_iso(&c, 8, PKT);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	b = packet_scr(&ret, 0);
+	assert_true(a >= 0 && b >= 0);
+	conn_close(&c);
+	usbip_server_free(srv);
+	srv = saved;
+	return (int64_t)(uint32_t)(b - a);	/* 32-bit clock wrap safe */
+}
+
+/* --fault=vanish=after:2: the connection drops once frame 3 went out. */
+static void test_vanish(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_server_config cfg = {
+		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.fault_spec = "vanish=after:2",
+	};
+	struct isocam_assembler as;
+	struct frames *fr = calloc(1, sizeof(*fr));
+	struct usbip_server *saved = srv;
+	struct usbip_ret ret;
+	struct conn c;
+	uint32_t urbs = 0, p;
+	bool sent;
+
+	(void)state;
+	fr->last_counter = -1;
+	isocam_asm_init(&as, &asm_ops, fr, 160 * 120);
+	srv = usbip_server_new(&cfg);
+	assert_non_null(srv);
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+	submit_iso(&c, NP, PKT);
+	for (;;) {
+		uint8_t hdr[USBIP_HEADER_LEN];
+		struct usbip_header h;
+		size_t extra;
+
+		if (recv_exact(c.fd, hdr, sizeof(hdr)) < 0)
+			break;	/* vanished */
+		assert_int_equal(usbip_header_decode(hdr, sizeof(hdr), &h), 0);
+		extra = (size_t)h.u.ret_submit.actual_length +
+			NP * USBIP_ISO_DESC_LEN;
+		memcpy(buf, hdr, sizeof(hdr));
+		assert_int_equal(recv_exact(c.fd, buf + USBIP_HEADER_LEN, extra), 0);
+		assert_true(usbip_parse_ret(buf, USBIP_HEADER_LEN + extra, true,
+					    true, NP, &ret, NULL, 0) > 0);
+		for (p = 0; p < NP; p++) {
+			struct usbip_iso_desc d;
+			uint32_t off = 0, q;
+
+			for (q = 0; q < p; q++) {
+				usbip_iso_desc_decode(ret.iso_descs +
+						      q * USBIP_ISO_DESC_LEN, &d);
+				off += d.actual_length;
+			}
+			usbip_iso_desc_decode(ret.iso_descs +
+					      p * USBIP_ISO_DESC_LEN, &d);
+			isocam_asm_packet(&as, ret.data + off, d.actual_length);
+		}
+		assert_true(++urbs < 100);	/* 3 frames need ~12 URBs */
+		/* the server may already be gone: then the read above says so */
+		submit_iso_ex(&c, NP, PKT, &sent);
+		(void)sent;
+	}
+	/* frames 0..2 went out (the 3rd is the vanishing opportunity) */
+	assert_int_equal(fr->good, 3);
+	assert_int_equal(fr->out_of_order, 0);
+	conn_close(&c);
+	/* the camera is importable again after the "unplug" */
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	conn_close(&c);
+	usbip_server_free(srv);
+	srv = saved;
+	free(fr);
+}
+
+static void test_late_host(void **state)
+{
+	(void)state;
+	assert_int_equal(gap_after_host_pause(1000), 125);
+	assert_true(gap_after_host_pause(0) >= 100000);
+}
+
+static int setup(void **state)
+{
+	struct usbip_server_config cfg = {
+		.bind = "127.0.0.1", .port = 0, .count = 2,
+		.chip_id = IC1280_CHIP_ID, .seed = 1,
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
+	};
+
+	(void)state;
+	srv = usbip_server_new(&cfg);
+	return srv ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	usbip_server_free(srv);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_devlist),
+		cmocka_unit_test(test_import_refusals),
+		cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_unlink),
+		cmocka_unit_test(test_garbage),
+		cmocka_unit_test(test_vanish),
+		cmocka_unit_test(test_late_host),
+	};
+
+	return cmocka_run_group_tests_name("emu_server", tests, setup, teardown);
+}

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The bridge's packetizer against a model host that polls one packet
+ * per microframe and reassembles frames as a driver would: framing
+ * (header, FID, EOF, sizes), content (each frame equals the reference
+ * render of its stamp), real-time capture, drops when the host is slow,
+ * stopping mid-frame, and the fault hooks (through a fault double).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <isocam/frame_stamp.h>
+#include <isocam/ic1280_regs.h>
+#include <isocam/payload.h>
+
+#include "fault.h"
+#include "ic1280_model.h"
+#include "scene.h"
+#include "video_stream.h"
+
+#define UFRAME_NS	125000ull
+#define PKT_MAX		3072
+
+/* ---- fault double: fires every `every`-th opportunity of a kind ---- */
+struct fault {
+	unsigned int every[FAULT_KIND_COUNT];
+	unsigned int seen[FAULT_KIND_COUNT];
+};
+
+bool fault_hit(struct fault *f, enum fault_kind k)
+{
+	if (!f || !f->every[k])
+		return false;
+	return ++f->seen[k] % f->every[k] == 0;
+}
+
+/* ---- the model host ---- */
+#define MAX_FRAMES	64
+
+struct rx_frame {
+	uint8_t *data;
+	size_t len;
+	uint8_t fid;
+	bool eof;
+	bool err;
+	uint32_t pts;
+	uint64_t first_t;	/* bus time of its first packet */
+	unsigned int npkt;
+};
+
+struct host {
+	struct ic1280 *s;
+	struct video_stream *vs;
+	uint64_t t;		/* next microframe's bus time */
+	struct rx_frame f[MAX_FRAMES];
+	unsigned int n;		/* frames started */
+	bool open;		/* f[n-1] still receiving */
+	unsigned int bad_headers;
+	unsigned int zlp;
+};
+
+static void wr8(struct ic1280 *s, uint16_t reg, uint8_t v)
+{
+	uint8_t b[3] = { reg >> 8, reg & 0xff, v };
+
+	assert_int_equal(ic1280_i2c_write(s, b, 3), 0);
+}
+
+static void wr16(struct ic1280 *s, uint16_t reg, uint16_t v)
+{
+	uint8_t b[4] = { reg >> 8, reg & 0xff, v >> 8, v & 0xff };
+
+	assert_int_equal(ic1280_i2c_write(s, b, 4), 0);
+}
+
+static struct host *host_new(uint8_t fmt, uint16_t w, uint16_t h,
+			     uint32_t pkt)
+{
+	struct host *hs = calloc(1, sizeof(*hs));
+
+	assert_non_null(hs);
+	hs->s = ic1280_new(IC1280_CHIP_ID);
+	hs->vs = video_stream_new(hs->s);
+	assert_non_null(hs->vs);
+	wr8(hs->s, IC1280_REG_OUTPUT_FORMAT, fmt);
+	wr16(hs->s, IC1280_REG_X_OUTPUT_SIZE_H, w);
+	wr16(hs->s, IC1280_REG_Y_OUTPUT_SIZE_H, h);
+	video_stream_set_packet_size(hs->vs, pkt);
+	hs->t = 1000000000ull;	/* bus time does not start at 0 */
+	return hs;
+}
+
+static void host_free(struct host *hs)
+{
+	unsigned int i;
+
+	for (i = 0; i < hs->n; i++)
+		free(hs->f[i].data);
+	video_stream_free(hs->vs);
+	ic1280_free(hs->s);
+	free(hs);
+}
+
+static uint32_t le32(const uint8_t *b)
+{
+	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* One microframe: poll, check the header, append to the frame. */
+static size_t host_poll(struct host *hs, size_t maxlen)
+{
+	uint8_t pkt[PKT_MAX + 16];
+	size_t len;
+	uint8_t info, fid;
+	struct rx_frame *fr;
+
+	memset(pkt, 0x5a, sizeof(pkt));
+	len = video_stream_packet(hs->vs, hs->t, pkt, maxlen);
+	hs->t += UFRAME_NS;
+	assert_true(len <= maxlen);
+	if (!len) {
+		hs->zlp++;
+		return 0;
+	}
+	if (pkt[0] != ISOCAM_PH_LEN_FULL || len < ISOCAM_PH_LEN_FULL ||
+	    !(pkt[1] & ISOCAM_PH_EOH) || (pkt[1] & ISOCAM_PH_RES)) {
+		hs->bad_headers++;
+		return len;
+	}
+	info = pkt[1];
+	assert_true(info & ISOCAM_PH_PTS);
+	assert_true(info & ISOCAM_PH_SCR);
+	/* SCR: the sensor clock (1 MHz) when sent. */
+	assert_int_equal(le32(pkt + ISOCAM_PH_OFF_SCR_STC),
+			 (uint32_t)((hs->t - UFRAME_NS) / 1000));
+	fid = info & ISOCAM_PH_FID;
+	if (hs->open && hs->f[hs->n - 1].fid != fid)
+		hs->open = false;	/* FID toggled without EOF */
+	if (!hs->open) {
+		assert_true(hs->n < MAX_FRAMES);
+		fr = &hs->f[hs->n++];
+		memset(fr, 0, sizeof(*fr));
+		fr->fid = fid;
+		fr->pts = le32(pkt + ISOCAM_PH_OFF_PTS);
+		fr->first_t = hs->t - UFRAME_NS;
+		hs->open = true;
+	}
+	fr = &hs->f[hs->n - 1];
+	assert_int_equal(le32(pkt + ISOCAM_PH_OFF_PTS), fr->pts);
+	fr->data = realloc(fr->data, fr->len + len);
+	assert_non_null(fr->data);
+	memcpy(fr->data + fr->len, pkt + ISOCAM_PH_LEN_FULL,
+	       len - ISOCAM_PH_LEN_FULL);
+	fr->len += len - ISOCAM_PH_LEN_FULL;
+	fr->npkt++;
+	fr->err |= !!(info & ISOCAM_PH_ERR);
+	if (info & ISOCAM_PH_EOF) {
+		fr->eof = true;
+		hs->open = false;
+	}
+	return len;
+}
+
+static void host_run(struct host *hs, unsigned int uframes, size_t maxlen)
+{
+	while (uframes--)
+		host_poll(hs, maxlen);
+}
+
+/* A complete frame equals the reference render of its own stamp. */
+static uint32_t check_frame(const struct rx_frame *fr)
+{
+	struct scene_params p;
+	uint32_t counter, sum;
+	struct scene *sc = scene_new();
+	uint8_t *ref;
+
+	assert_true(fr->eof);
+	assert_int_equal(scene_stamp_parse(fr->data, fr->len, &p, &counter,
+					   &sum), 0);
+	assert_int_equal(fr->len, scene_frame_size(&p));
+	assert_int_equal(sum, isocam_stamp_checksum(fr->data + ISOCAM_STAMP_LEN,
+					fr->len - ISOCAM_STAMP_LEN));
+	ref = malloc(fr->len);
+	assert_int_equal(scene_render(sc, &p, counter, ref), 0);
+	assert_memory_equal(ref, fr->data, fr->len);
+	free(ref);
+	scene_free(sc);
+	return counter;
+}
+
+static void test_idle_sends_nothing(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	struct video_stream_stats st;
+
+	(void)state;
+	host_run(hs, 2000, PKT_MAX);		/* standby */
+	assert_int_equal(hs->zlp, 2000);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	video_stream_set_packet_size(hs->vs, 0);	/* alt 0 */
+	host_run(hs, 2000, PKT_MAX);
+	assert_int_equal(hs->zlp, 4000);
+	video_stream_get_stats(hs->vs, &st);
+	assert_int_equal(st.packets, 0);
+	assert_int_equal(st.frames_sent, 0);
+	host_free(hs);
+}
+
+static void test_framing_and_content(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
+	struct video_stream_stats st;
+	uint64_t t0, period = 1000000000ull / 30;
+	size_t frame = 320 * 240 * 2;
+	unsigned int i;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	t0 = hs->t;
+	host_run(hs, 8000 / 30 * 8 + 10, PKT_MAX);	/* ~8 frames */
+	assert_true(hs->n >= 8);
+	for (i = 0; i < 8; i++) {
+		const struct rx_frame *fr = &hs->f[i];
+
+		assert_int_equal(fr->len, frame);
+		assert_int_equal(check_frame(fr), i);	/* 0, 1, 2, ... */
+		assert_int_equal(fr->fid, i & 1 ? ISOCAM_PH_FID : 0);
+		/* Captured in real time: PTS and first packet at slot i. */
+		assert_int_equal(fr->pts, (uint32_t)((t0 + i * period) / 1000));
+		assert_true(fr->first_t >= t0 + i * period);
+		assert_true(fr->first_t < t0 + i * period + UFRAME_NS);
+		assert_false(fr->err);
+	}
+	assert_int_equal(hs->bad_headers, 0);
+	video_stream_get_stats(hs->vs, &st);
+	assert_true(st.frames_sent >= 8);
+	assert_int_equal(st.frames_dropped, 0);
+	/* Every data packet is full but each frame's last. */
+	for (i = 0; i < 8; i++)
+		assert_int_equal(hs->f[i].npkt, (frame + 3059) / 3060);
+	assert_true(st.bytes_sent >= st.frames_sent * (frame + 12));
+	host_free(hs);
+}
+
+static void test_packet_limits(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	size_t len;
+	unsigned int i;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	/* The URB's packet is smaller than the alt's: the URB wins. */
+	for (i = 0; i < 10; i++) {
+		len = host_poll(hs, 500);
+		assert_int_equal(len, 500);
+	}
+	/* And the alt's size caps a larger URB packet. */
+	len = host_poll(hs, PKT_MAX);
+	assert_int_equal(len, 1024);
+	/* A packet too small for a header and data carries nothing. */
+	assert_int_equal(host_poll(hs, 12), 0);
+	host_run(hs, 400, PKT_MAX);
+	assert_int_equal(check_frame(&hs->f[0]), 0);
+	host_free(hs);
+}
+
+static void test_frame_rate_follows_fll(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_GREY, 160, 120, 3072);
+	uint64_t t0, period = 1000000000ull / 60;
+	unsigned int i;
+
+	(void)state;
+	wr16(hs->s, IC1280_REG_FRAME_LENGTH_H, IC1280_FLL_FOR_FPS(60));
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	t0 = hs->t;
+	host_run(hs, 8000 / 60 * 6, PKT_MAX);
+	assert_true(hs->n >= 6);
+	for (i = 0; i < 6; i++) {
+		assert_int_equal(check_frame(&hs->f[i]), i);
+		assert_true(hs->f[i].first_t >= t0 + i * period);
+		assert_true(hs->f[i].first_t < t0 + i * period + UFRAME_NS);
+	}
+	/* 5 fps */
+	wr16(hs->s, IC1280_REG_FRAME_LENGTH_H, IC1280_FLL_FOR_FPS(5));
+	i = hs->n;
+	host_run(hs, 8000 * 2, PKT_MAX);
+	assert_true(hs->n - i >= 9 && hs->n - i <= 11);
+	host_free(hs);
+}
+
+/* 640x480 YUYV through 1024-byte packets takes ~76 ms: frames drop. */
+static void test_slow_host_drops(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 640, 480, 1024);
+	struct video_stream_stats st;
+	uint32_t prev, c;
+	unsigned int i, gaps = 0;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000, PKT_MAX);		/* one second */
+	video_stream_get_stats(hs->vs, &st);
+	assert_true(st.frames_dropped >= 15);
+	assert_true(st.frames_sent >= 10);
+	prev = check_frame(&hs->f[0]);
+	assert_int_equal(prev, 0);
+	for (i = 1; i < st.frames_sent; i++) {
+		c = check_frame(&hs->f[i]);
+		assert_true(c > prev);
+		gaps += c - prev - 1;
+		prev = c;
+	}
+	/* Every skipped counter is a counted drop. */
+	assert_true(gaps <= st.frames_dropped);
+	assert_true(gaps + 2 >= st.frames_dropped);
+	host_free(hs);
+}
+
+static void test_polling_gap_counts_drops(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_GREY, 160, 120, 3072);
+	struct video_stream_stats st;
+	unsigned int n;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 100, PKT_MAX);		/* frame 0 sent */
+	assert_int_equal(hs->n, 1);
+	hs->t += 1000000000ull;		/* nobody polls for a second */
+	host_run(hs, 1000, PKT_MAX);
+	video_stream_get_stats(hs->vs, &st);
+	/* slot 1 fills the buffer, slots 2..30 find it busy */
+	assert_true(st.frames_dropped >= 28 && st.frames_dropped <= 30);
+	n = hs->n;
+	assert_int_equal(check_frame(&hs->f[1]), 1);
+	/* Then frames follow from the current slot on. */
+	assert_int_equal(check_frame(&hs->f[2]), 1 + 1 + st.frames_dropped);
+	assert_true(n >= 3);
+	host_free(hs);
+}
+
+static void test_stop_mid_frame(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240, 1024);
+	unsigned int i, zlp;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 50, PKT_MAX);		/* inside frame 0 */
+	assert_int_equal(hs->n, 1);
+	assert_false(hs->f[0].eof);
+
+	/* Standby: nothing more of that frame. */
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STANDBY);
+	zlp = hs->zlp;
+	host_run(hs, 100, PKT_MAX);
+	assert_int_equal(hs->zlp, zlp + 100);
+
+	/* Restart: a whole new frame, counter from 0. */
+	hs->open = false;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_int_equal(check_frame(&hs->f[1]), 0);
+	assert_int_equal(check_frame(&hs->f[2]), 1);
+
+	/* Alt 0 mid-frame, then the alt back. */
+	i = hs->n;
+	hs->open = false;
+	video_stream_set_packet_size(hs->vs, 0);
+	host_run(hs, 10, PKT_MAX);
+	video_stream_set_packet_size(hs->vs, 1024);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_int_equal(check_frame(&hs->f[i]), 0);
+
+	/* Standby and streaming again between two polls: a new stream too. */
+	i = hs->n;
+	host_run(hs, 30, PKT_MAX);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STANDBY);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	hs->open = false;
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_int_equal(check_frame(&hs->f[hs->n - 2]), 0);
+	host_free(hs);
+}
+
+/* A control change shows in the next captured frame's pixels. */
+static void test_control_in_next_frame(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_GREY, 160, 120, 3072);
+	struct scene_params p;
+	unsigned int i;
+
+	(void)state;
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 100, PKT_MAX);		/* frame 0 done */
+	wr8(hs->s, IC1280_REG_BRIGHTNESS, 40);
+	wr8(hs->s, IC1280_REG_FLIP, IC1280_FLIP_H);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(check_frame(&hs->f[i]), i);
+		assert_int_equal(scene_stamp_parse(hs->f[i].data, hs->f[i].len,
+						   &p, NULL, NULL), 0);
+		assert_int_equal(p.brightness, i ? 40 : 0);
+		assert_int_equal(p.flip, i ? IC1280_FLIP_H : 0);
+	}
+	host_free(hs);
+}
+
+static void test_faults(void **state)
+{
+	struct fault f;
+	struct host *hs;
+	size_t frame = 160 * 120;
+	unsigned int i;
+
+	(void)state;
+	/* Short frames: EOF after half the bytes. */
+	memset(&f, 0, sizeof(f));
+	f.every[FAULT_SHORT_FRAME] = 1;
+	hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	video_stream_set_fault(hs->vs, &f);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_true(hs->f[0].eof);
+	assert_int_equal(hs->f[0].len, frame / 2);
+	host_free(hs);
+
+	/* Long frames: a packet's worth past sizeimage before EOF. */
+	memset(&f, 0, sizeof(f));
+	f.every[FAULT_LONG_FRAME] = 1;
+	hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	video_stream_set_fault(hs->vs, &f);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_true(hs->f[0].eof);
+	assert_int_equal(hs->f[0].len, frame + 1024);
+	host_free(hs);
+
+	/* Error bit on every 3rd packet; data still flows. */
+	memset(&f, 0, sizeof(f));
+	f.every[FAULT_ERR_BIT] = 3;
+	hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	video_stream_set_fault(hs->vs, &f);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_true(hs->f[0].err);
+	assert_int_equal(hs->f[0].len, frame);
+	host_free(hs);
+
+	/* Dropped packets: zero-length on the wire, their data lost. */
+	memset(&f, 0, sizeof(f));
+	f.every[FAULT_DROP_PACKET] = 4;
+	hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	video_stream_set_fault(hs->vs, &f);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_true(hs->f[0].len < frame);
+	assert_true(hs->f[0].len >= frame / 2);
+	host_free(hs);
+
+	/* Corrupt headers: the host sees them, the rest stays well formed. */
+	memset(&f, 0, sizeof(f));
+	f.every[FAULT_CORRUPT_HEADER] = 2;
+	hs = host_new(IC1280_FMT_GREY, 160, 120, 1024);
+	video_stream_set_fault(hs->vs, &f);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 2, PKT_MAX);
+	assert_true(hs->bad_headers >= 10);
+	for (i = 0; i < hs->n; i++)
+		assert_true(hs->f[i].len < frame + 1024);
+	host_free(hs);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle_sends_nothing),
+		cmocka_unit_test(test_framing_and_content),
+		cmocka_unit_test(test_packet_limits),
+		cmocka_unit_test(test_frame_rate_follows_fll),
+		cmocka_unit_test(test_slow_host_drops),
+		cmocka_unit_test(test_polling_gap_counts_drops),
+		cmocka_unit_test(test_stop_mid_frame),
+		cmocka_unit_test(test_control_in_next_frame),
+		cmocka_unit_test(test_faults),
+	};
+
+	return cmocka_run_group_tests_name("emu_stream", tests, NULL, NULL);
+}
