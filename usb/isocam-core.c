@@ -1,28 +1,346 @@
 // SPDX-License-Identifier: GPL-2.0
-/* isocam USB bridge driver: skeleton */
+/*
+ * isocam USB bridge driver: the usb_driver, probe and disconnect, the
+ * device's lifetime and its debugfs counters.
+ *
+ * Lifetime: the isocam_dev lives as long as its v4l2_device. Probe holds
+ * one reference, dropped by disconnect; every registered video_device
+ * holds one until its last file handle is closed. So an application that
+ * keeps the node open across an unplug only ever sees -ENODEV.
+ */
+#include <linux/debugfs.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
 #include <linux/usb.h>
+#include <media/v4l2-subdev.h>
+
+#include <isocam/ic1280_regs.h>
 #include <isocam/usb.h>
 
+#include "isocam.h"
+
 static const struct usb_device_id isocam_id_table[] = {
-	{ USB_DEVICE_INTERFACE_CLASS(ISOCAM_USB_VID, ISOCAM_USB_PID,
-				     ISOCAM_USB_IFACE_CLASS) },
+	{ USB_DEVICE_AND_INTERFACE_INFO(ISOCAM_USB_VID, ISOCAM_USB_PID,
+					ISOCAM_USB_IFACE_CLASS,
+					ISOCAM_USB_IFACE_SUBCLASS,
+					ISOCAM_USB_IFACE_PROTOCOL) },
 	{ }
 };
 MODULE_DEVICE_TABLE(usb, isocam_id_table);
 
+/*
+ * Read the payload capacity of each alt setting from the descriptors the
+ * device really sent. Alts without a usable isochronous IN endpoint carry
+ * nothing (0 bytes); the interface is refused when no alt can stream.
+ */
+static int isocam_parse_alts(struct isocam_dev *dev)
+{
+	struct usb_interface *intf = dev->intf;
+	struct device *d = &intf->dev;
+	unsigned int num, j, usable = 0;
+
+	if (dev->udev->speed != USB_SPEED_HIGH) {
+		dev_err(d, "needs a high-speed link (isochronous timing is per microframe), got %s\n",
+			usb_speed_string(dev->udev->speed));
+		return -ENODEV;
+	}
+	if (intf->num_altsetting > ISOCAM_MAX_ALTS)
+		dev_warn(d, "%u alt settings; only alts 0-%u are used\n",
+			 intf->num_altsetting, ISOCAM_MAX_ALTS - 1);
+
+	for (num = 0; num < ISOCAM_MAX_ALTS; num++) {
+		struct usb_host_interface *alt;
+
+		alt = usb_altnum_to_altsetting(intf, num);
+		if (!alt)
+			continue;
+		dev->num_alts = num + 1;
+		/* Alt 0 must carry nothing: it is where the device idles. */
+		if (num == 0)
+			continue;
+
+		for (j = 0; j < alt->desc.bNumEndpoints; j++) {
+			const struct usb_endpoint_descriptor *ep =
+				&alt->endpoint[j].desc;
+			unsigned int period;
+			u32 bytes;
+
+			if (!usb_endpoint_is_isoc_in(ep))
+				continue;
+			bytes = usb_endpoint_maxp(ep) *
+				usb_endpoint_maxp_mult(ep);
+			if (!bytes)
+				continue;
+			/* One packet per microframe: the core's bandwidth math. */
+			period = usb_decode_interval(ep, USB_SPEED_HIGH);
+			if (period != USEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC) {
+				dev_warn(d, "alt %u: iso endpoint %u polls every %u us, not every microframe; ignored\n",
+					 num, usb_endpoint_num(ep), period);
+				continue;
+			}
+			if (usable && usb_endpoint_num(ep) != dev->ep_num) {
+				dev_warn(d, "alt %u: iso endpoint %u differs from %u; ignored\n",
+					 num, usb_endpoint_num(ep), dev->ep_num);
+				continue;
+			}
+			dev->ep_num = usb_endpoint_num(ep);
+			dev->alt_bytes[num] = bytes;
+			usable++;
+			break;
+		}
+	}
+
+	if (!usable) {
+		dev_err(d, "interface %u has no alt setting with a usable isochronous IN endpoint; refusing it\n",
+			dev->ifnum);
+		return -ENODEV;
+	}
+	for (num = 1; num < dev->num_alts; num++)
+		dev_dbg(d, "alt %u: %u bytes per microframe\n", num,
+			dev->alt_bytes[num]);
+	return 0;
+}
+
+static int isocam_stats_show(struct seq_file *s, void *unused)
+{
+	struct isocam_dev *dev = s->private;
+	struct isocam_asm_stats as;
+	struct isocam_stats st;
+	unsigned long flags;
+	u32 alt, pbytes;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	isocam_asm_totals(dev, &as);
+	st = dev->stats;
+	alt = dev->alt;
+	pbytes = dev->packet_bytes;
+	spin_unlock_irqrestore(&dev->slock, flags);
+
+	seq_printf(s, "alt:              %u\n", alt);
+	seq_printf(s, "packet_bytes:     %u\n", pbytes);
+	seq_printf(s, "urbs_in_flight:   %u\n", dev->num_urbs);
+	seq_printf(s, "packets_per_urb:  %u\n", dev->num_packets);
+	seq_printf(s, "streams:          %u\n", st.streams);
+	seq_printf(s, "frames:           %u\n", as.frames);
+	seq_printf(s, "error_frames:     %u\n", as.error_frames);
+	seq_printf(s, "dropped_frames:   %u\n", as.dropped_frames);
+	seq_printf(s, "short_frames:     %u\n", as.short_frames);
+	seq_printf(s, "overflows:        %u\n", as.overflows);
+	seq_printf(s, "err_bit_packets:  %u\n", as.err_bit);
+	seq_printf(s, "out_of_sync:      %u\n", as.out_of_sync);
+	seq_printf(s, "bus_errors:       %u\n", as.bus_errors);
+	seq_printf(s, "bad_packets:      %llu\n", as.bad_packets);
+	seq_printf(s, "packets:          %llu\n", as.packets);
+	seq_printf(s, "empty_packets:    %llu\n", as.empty_packets);
+	seq_printf(s, "bytes:            %llu\n", as.bytes);
+	seq_printf(s, "urbs:             %llu\n", st.urbs);
+	seq_printf(s, "urb_errors:       %u\n", st.urb_errors);
+	seq_printf(s, "packet_errors:    %u\n", st.packet_errors);
+	seq_printf(s, "resubmit_errors:  %u\n", st.resubmit_errors);
+	seq_printf(s, "enospc_fallbacks: %u\n", st.enospc_fallbacks);
+	seq_printf(s, "i2c_transfers:    %u\n", READ_ONCE(dev->i2c_transfers));
+	seq_printf(s, "i2c_errors:       %u\n", READ_ONCE(dev->i2c_errors));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(isocam_stats);
+
+static int isocam_alts_show(struct seq_file *s, void *unused)
+{
+	struct isocam_dev *dev = s->private;
+	unsigned int i;
+
+	for (i = 0; i < dev->num_alts; i++)
+		seq_printf(s, "%u %u\n", i, dev->alt_bytes[i]);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(isocam_alts);
+
+static void isocam_debugfs_init(struct isocam_dev *dev)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "isocam-%s", dev_name(&dev->intf->dev));
+	dev->debugfs = debugfs_create_dir(name, usb_debug_root);
+	debugfs_create_file("stats", 0444, dev->debugfs, dev,
+			    &isocam_stats_fops);
+	debugfs_create_file("alts", 0444, dev->debugfs, dev,
+			    &isocam_alts_fops);
+	debugfs_create_u32("sim_max_alt", 0644, dev->debugfs,
+			   &dev->sim_max_alt);
+}
+
+/* The last reference is gone: nothing can reach the device any more. */
+static void isocam_release(struct v4l2_device *v4l2_dev)
+{
+	struct isocam_dev *dev = to_isocam(v4l2_dev);
+
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
+	v4l2_device_unregister(&dev->v4l2_dev);
+	mutex_destroy(&dev->lock);
+	usb_put_dev(dev->udev);
+	kfree(dev->i2c_buf);
+	kfree(dev);
+}
+
+/*
+ * Take the sensor and our i2c adapter down. The sensor's controls are
+ * referenced by our handler and its i2c client lives on our adapter, so
+ * the order is: our handler, the v4l2 side (which unregisters the
+ * sensor's i2c client), then the adapter. Called with dev->lock held so
+ * no ioctl or file release runs in between.
+ */
+static void isocam_sensor_teardown(struct isocam_dev *dev)
+{
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
+	dev->sd = NULL;
+	v4l2_device_unregister(&dev->v4l2_dev);
+}
+
 static int isocam_probe(struct usb_interface *intf,
 			const struct usb_device_id *id)
 {
-	return -ENODEV;
+	struct i2c_board_info info = {
+		I2C_BOARD_INFO(IC1280_NAME, IC1280_I2C_ADDR),
+	};
+	struct isocam_dev *dev;
+	int ret;
+
+	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	if (!dev)
+		return -ENOMEM;
+	dev->i2c_buf = kmalloc(ISOCAM_I2C_MAX_XFER, GFP_KERNEL);
+	if (!dev->i2c_buf) {
+		kfree(dev);
+		return -ENOMEM;
+	}
+	mutex_init(&dev->lock);
+	spin_lock_init(&dev->slock);
+	dev->error_state = VB2_BUF_STATE_ERROR;
+	INIT_LIST_HEAD(&dev->queued);
+	dev->intf = intf;
+	dev->udev = usb_get_dev(interface_to_usbdev(intf));
+	dev->ifnum = intf->cur_altsetting->desc.bInterfaceNumber;
+
+	ret = isocam_parse_alts(dev);
+	if (ret)
+		goto err_free;
+
+	/* Start from zero bandwidth whatever a previous driver left. */
+	ret = usb_set_interface(dev->udev, dev->ifnum, 0);
+	if (ret) {
+		dev_err(&intf->dev, "cannot select alt 0: %d\n", ret);
+		goto err_free;
+	}
+
+	usb_set_intfdata(intf, dev);
+	dev->v4l2_dev.release = isocam_release;
+	ret = v4l2_device_register(&intf->dev, &dev->v4l2_dev);
+	if (ret) {
+		dev_err(&intf->dev, "v4l2_device_register failed: %d\n", ret);
+		goto err_free;
+	}
+	/* From here on the release callback frees dev. */
+
+	ret = v4l2_ctrl_handler_init(&dev->ctrl_handler, 20);
+	if (ret)
+		goto err_put;
+	dev->v4l2_dev.ctrl_handler = &dev->ctrl_handler;
+
+	ret = isocam_i2c_register(dev);
+	if (ret)
+		goto err_put;
+
+	dev->sd = v4l2_i2c_new_subdev_board(&dev->v4l2_dev, &dev->adapter,
+					    &info, NULL);
+	if (!dev->sd) {
+		dev_err(&intf->dev, "sensor %s did not bind at i2c 0x%02x on %s; is the ic1280 module available?\n",
+			IC1280_NAME, IC1280_I2C_ADDR, dev->adapter.name);
+		ret = -ENODEV;
+		goto err_i2c;
+	}
+
+	if (dev->sd->ctrl_handler) {
+		ret = v4l2_ctrl_add_handler(&dev->ctrl_handler,
+					    dev->sd->ctrl_handler, NULL, true);
+		if (ret) {
+			dev_err(&intf->dev, "cannot inherit the sensor's controls: %d\n",
+				ret);
+			goto err_sensor;
+		}
+	}
+
+	ret = isocam_v4l2_init(dev);
+	if (ret)
+		goto err_sensor;
+
+	isocam_debugfs_init(dev);
+
+	ret = isocam_video_register(dev);
+	if (ret)
+		goto err_debugfs;
+
+	dev_info(&intf->dev, "%s: %s, %u alt settings, i2c %s, video %s\n",
+		 ISOCAM_USB_PRODUCT, dev->sd->name, dev->num_alts,
+		 dev_name(&dev->adapter.dev),
+		 video_device_node_name(&dev->vdev));
+	return 0;
+
+err_debugfs:
+	debugfs_remove_recursive(dev->debugfs);
+err_sensor:
+	mutex_lock(&dev->lock);
+	isocam_sensor_teardown(dev);
+	mutex_unlock(&dev->lock);
+err_i2c:
+	isocam_i2c_unregister(dev);
+err_put:
+	usb_set_intfdata(intf, NULL);
+	v4l2_device_put(&dev->v4l2_dev);
+	return ret;
+
+err_free:
+	usb_set_intfdata(intf, NULL);
+	usb_put_dev(dev->udev);
+	kfree(dev->i2c_buf);
+	kfree(dev);
+	return ret;
 }
 
 static void isocam_disconnect(struct usb_interface *intf)
 {
+	struct isocam_dev *dev = usb_get_intfdata(intf);
+
+	if (!dev)
+		return;
+	dev_dbg(&intf->dev, "disconnect\n");
+
+	/* No new opens; ioctls on open handles now fail with -ENODEV. */
+	video_unregister_device(&dev->vdev);
+	debugfs_remove_recursive(dev->debugfs);
+	dev->debugfs = NULL;
+
+	mutex_lock(&dev->lock);
+	WRITE_ONCE(dev->disconnected, true);
+	/*
+	 * Kill the URBs and hand every buffer back with an error; the vb2
+	 * queue stays in streaming state until its owner closes, and
+	 * stop_streaming then finds nothing left to do.
+	 */
+	isocam_stream_stop(dev);
+	vb2_queue_error(&dev->queue);
+	isocam_sensor_teardown(dev);
+	mutex_unlock(&dev->lock);
+
+	/* Blocks while someone holds /dev/i2c-N open, as i2c-dev wants. */
+	isocam_i2c_unregister(dev);
+
+	usb_set_intfdata(intf, NULL);
+	v4l2_device_put(&dev->v4l2_dev);
 }
 
 static struct usb_driver isocam_driver = {
-	.name = "isocam",
+	.name = ISOCAM_DRIVER_NAME,
 	.probe = isocam_probe,
 	.disconnect = isocam_disconnect,
 	.id_table = isocam_id_table,
@@ -30,4 +348,6 @@ static struct usb_driver isocam_driver = {
 module_usb_driver(isocam_driver);
 
 MODULE_DESCRIPTION("isocam USB camera bridge");
+MODULE_AUTHOR("isocam project");
 MODULE_LICENSE("GPL");
+MODULE_SOFTDEP("pre: ic1280");

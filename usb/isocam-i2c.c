@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * isocam USB bridge driver: the bridge's i2c master as an i2c_adapter.
+ *
+ * Each i2c message becomes one vendor control request (include/isocam/
+ * usb.h): I2C_WRITE with the bytes to send, I2C_READ for the bytes to
+ * receive. When the bus transfer fails the bridge STALLs the request and
+ * GET_STATUS says why, which becomes the errno the i2c core documents
+ * (Documentation/i2c/fault-codes.rst).
+ */
+#include <linux/i2c.h>
+#include <linux/jiffies.h>
+#include <linux/usb.h>
+
+#include <isocam/usb.h>
+
+#include "isocam.h"
+
+static int isocam_i2c_ctrl(struct isocam_dev *dev, u8 request, bool in,
+			   u16 addr, void *buf, u16 len)
+{
+	unsigned int pipe = in ? usb_rcvctrlpipe(dev->udev, 0) :
+				 usb_sndctrlpipe(dev->udev, 0);
+	u8 type = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
+		  USB_RECIP_INTERFACE;
+	int timeout = jiffies_to_msecs(dev->adapter.timeout);
+
+	return usb_control_msg(dev->udev, pipe, request, type, addr,
+			       dev->ifnum, len ? buf : NULL, len, timeout);
+}
+
+/* After a STALL: ask the bridge what happened on the bus. */
+static int isocam_i2c_stall_errno(struct isocam_dev *dev, u16 addr)
+{
+	struct isocam_bridge_status *st;
+	int ret;
+
+	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	if (!st)
+		return -ENOMEM;
+	ret = isocam_i2c_ctrl(dev, ISOCAM_REQ_GET_STATUS, true, 0, st,
+			      ISOCAM_BRIDGE_STATUS_LEN);
+	if (ret != ISOCAM_BRIDGE_STATUS_LEN) {
+		dev_dbg(&dev->intf->dev, "i2c 0x%02x: GET_STATUS failed: %d\n",
+			addr, ret);
+		kfree(st);
+		return -EIO;
+	}
+	switch (st->last_i2c_result) {
+	case ISOCAM_I2C_NAK_ADDR:
+		ret = -ENXIO;
+		break;
+	case ISOCAM_I2C_NAK_DATA:
+		ret = -EREMOTEIO;
+		break;
+	case ISOCAM_I2C_TIMEOUT:
+		ret = -ETIMEDOUT;
+		break;
+	default:
+		ret = -EIO;
+		break;
+	}
+	dev_dbg(&dev->intf->dev, "i2c 0x%02x: bus result %u -> %d\n", addr,
+		st->last_i2c_result, ret);
+	kfree(st);
+	return ret;
+}
+
+static int isocam_i2c_msg(struct isocam_dev *dev, struct i2c_msg *msg)
+{
+	u16 addr = msg->addr & ISOCAM_I2C_ADDR_MASK;
+	bool rd = msg->flags & I2C_M_RD;
+	int ret;
+
+	if (msg->flags & I2C_M_TEN)
+		return -EOPNOTSUPP;
+	/* The quirks make the i2c core refuse longer messages first. */
+	if (msg->len > ISOCAM_I2C_MAX_XFER)
+		return -EOPNOTSUPP;
+
+	/*
+	 * A zero-length message only probes the address (SMBus quick, as
+	 * i2cdetect sends): a zero-length write does that for both
+	 * directions, so a quick read is sent as one too.
+	 */
+	if (!msg->len)
+		rd = false;
+	else if (!rd)
+		memcpy(dev->i2c_buf, msg->buf, msg->len);
+
+	ret = isocam_i2c_ctrl(dev, rd ? ISOCAM_REQ_I2C_READ :
+					ISOCAM_REQ_I2C_WRITE,
+			      rd, addr, dev->i2c_buf, msg->len);
+	if (ret == -EPIPE)
+		return isocam_i2c_stall_errno(dev, addr);
+	if (ret < 0)
+		return ret;
+	if (ret != msg->len) {
+		dev_dbg(&dev->intf->dev, "i2c 0x%02x: short %s, %d of %u\n",
+			addr, rd ? "read" : "write", ret, msg->len);
+		return -EIO;
+	}
+	if (rd)
+		memcpy(msg->buf, dev->i2c_buf, msg->len);
+	return 0;
+}
+
+/* Serialized by the adapter's bus lock: dev->i2c_buf needs no other. */
+static int isocam_i2c_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs,
+			   int num)
+{
+	struct isocam_dev *dev = i2c_get_adapdata(adap);
+	int i, ret;
+
+	if (READ_ONCE(dev->disconnected))
+		return -ENODEV;
+
+	for (i = 0; i < num; i++) {
+		ret = isocam_i2c_msg(dev, &msgs[i]);
+		dev->i2c_transfers++;
+		if (ret) {
+			dev->i2c_errors++;
+			return ret;
+		}
+	}
+	return num;
+}
+
+static u32 isocam_i2c_functionality(struct i2c_adapter *adap)
+{
+	return I2C_FUNC_I2C | I2C_FUNC_SMBUS_EMUL;
+}
+
+static const struct i2c_algorithm isocam_i2c_algo = {
+	.master_xfer = isocam_i2c_xfer,
+	.functionality = isocam_i2c_functionality,
+};
+
+static const struct i2c_adapter_quirks isocam_i2c_quirks = {
+	.max_read_len = ISOCAM_I2C_MAX_XFER,
+	.max_write_len = ISOCAM_I2C_MAX_XFER,
+};
+
+int isocam_i2c_register(struct isocam_dev *dev)
+{
+	struct i2c_adapter *adap = &dev->adapter;
+	char path[32];
+	int ret;
+
+	usb_make_path(dev->udev, path, sizeof(path));
+	adap->owner = THIS_MODULE;
+	adap->algo = &isocam_i2c_algo;
+	adap->quirks = &isocam_i2c_quirks;
+	/* USB/IP under emulation is slow: allow one second per request. */
+	adap->timeout = HZ;
+	adap->dev.parent = &dev->intf->dev;
+	snprintf(adap->name, sizeof(adap->name), "isocam i2c %s", path);
+	i2c_set_adapdata(adap, dev);
+
+	ret = i2c_add_adapter(adap);
+	if (ret) {
+		dev_err(&dev->intf->dev, "cannot register i2c adapter: %d\n",
+			ret);
+		return ret;
+	}
+	dev->adapter_registered = true;
+	return 0;
+}
+
+void isocam_i2c_unregister(struct isocam_dev *dev)
+{
+	if (!dev->adapter_registered)
+		return;
+	i2c_del_adapter(&dev->adapter);
+	dev->adapter_registered = false;
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * isocam USB bridge driver: the state shared by its parts.
+ *
+ * isocam-core.c   usb_driver, probe/disconnect, lifetime, debugfs
+ * isocam-i2c.c    the bridge's i2c master as an i2c_adapter
+ * isocam-video.c  isochronous URB streaming into the frame assembler
+ * isocam-v4l2.c   the video node: vb2 queue, formats, ioctls
+ */
+#ifndef ISOCAM_H
+#define ISOCAM_H
+
+#include <linux/i2c.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/usb.h>
+#include <media/v4l2-ctrls.h>
+#include <media/v4l2-device.h>
+#include <media/videobuf2-v4l2.h>
+
+#include "frame_assembler.h"
+#include "isocam_format.h"
+
+#define ISOCAM_DRIVER_NAME	"isocam"
+
+/* Alt settings the driver tracks; a device with more is refused. */
+#define ISOCAM_MAX_ALTS		32
+/* Pixel formats the driver can offer at most (core table size bound). */
+#define ISOCAM_MAX_FORMATS	8
+#define ISOCAM_MAX_URBS		64
+#define ISOCAM_MAX_PACKETS	128
+
+struct isocam_buffer {
+	struct vb2_v4l2_buffer vb;	/* must be first */
+	struct list_head list;
+};
+
+static inline struct isocam_buffer *to_isocam_buffer(struct vb2_buffer *vb)
+{
+	return container_of(to_vb2_v4l2_buffer(vb), struct isocam_buffer, vb);
+}
+
+/* Counters shown in debugfs; updated under isocam_dev.slock. */
+struct isocam_stats {
+	u64 urbs;		/* URB completions handled */
+	u32 urb_errors;		/* URBs completed with an error status */
+	u32 packet_errors;	/* iso packets with an error status */
+	u32 resubmit_errors;	/* resubmissions that failed */
+	u32 streams;		/* stream starts */
+	u32 enospc_fallbacks;	/* alt settings the host refused */
+};
+
+struct isocam_dev {
+	struct v4l2_device v4l2_dev;
+	struct video_device vdev;
+	struct v4l2_ctrl_handler ctrl_handler;
+	struct vb2_queue queue;
+	/* Serializes ioctls, the vb2 queue, stream start/stop, disconnect. */
+	struct mutex lock;
+
+	struct usb_device *udev;
+	struct usb_interface *intf;
+	u8 ifnum;
+	/* Set once under lock by disconnect; read locklessly on hot paths. */
+	bool disconnected;
+
+	/* The bridge's i2c master. */
+	struct i2c_adapter adapter;
+	bool adapter_registered;
+	u8 *i2c_buf;		/* ISOCAM_I2C_MAX_XFER bytes, DMA-able */
+	u32 i2c_transfers;
+	u32 i2c_errors;
+
+	struct v4l2_subdev *sd;	/* the ic1280; NULL after disconnect */
+
+	/* From the descriptors: payload bytes per microframe, by alt number. */
+	u32 alt_bytes[ISOCAM_MAX_ALTS];
+	unsigned int num_alts;	/* highest alt number + 1 */
+	u8 ep_num;		/* the iso IN endpoint, polled every microframe */
+	/* debugfs knob: pretend the host refuses alts above this (0: off) */
+	u32 sim_max_alt;
+
+	/* Formats both the sensor and the core know, in ENUM_FMT order. */
+	const struct isocam_format_info *formats[ISOCAM_MAX_FORMATS];
+	unsigned int num_formats;
+
+	/* Current settings; they persist across opens. */
+	const struct isocam_format_info *fi;
+	struct v4l2_pix_format pix;
+	struct v4l2_fract timeperframe;
+
+	/* Streaming */
+	spinlock_t slock;	/* queued list, assembler, stats */
+	struct list_head queued;
+	struct urb *urbs[ISOCAM_MAX_URBS];
+	unsigned int num_urbs;
+	unsigned int num_packets;
+	u32 packet_bytes;	/* of the alt in use */
+	int alt;		/* alt in use, 0 when idle */
+	bool streaming;
+	u32 sequence;
+	u64 pkt_ts;		/* estimated arrival of the packet being fed */
+	/* State of bad frames: ERROR, or QUEUED while a failed start unwinds */
+	enum vb2_buffer_state error_state;
+	struct isocam_assembler assembler;
+	/* Assembler counters of the streams before the current one. */
+	struct isocam_asm_stats asm_past;
+	struct isocam_stats stats;
+
+	struct dentry *debugfs;
+};
+
+static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
+{
+	return container_of(v4l2_dev, struct isocam_dev, v4l2_dev);
+}
+
+/* isocam-i2c.c */
+int isocam_i2c_register(struct isocam_dev *dev);
+void isocam_i2c_unregister(struct isocam_dev *dev);
+
+/* isocam-video.c */
+int isocam_stream_start(struct isocam_dev *dev);
+void isocam_stream_stop(struct isocam_dev *dev);
+void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st);
+bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
+			  const struct v4l2_fract *tpf);
+void isocam_asm_totals(struct isocam_dev *dev, struct isocam_asm_stats *t);
+
+/* isocam-v4l2.c */
+int isocam_v4l2_init(struct isocam_dev *dev);
+int isocam_video_register(struct isocam_dev *dev);
+
+#endif /* ISOCAM_H */
