@@ -30,7 +30,7 @@ UNIT_TESTS :=		# cmocka test binaries, run by 'make check'
 FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
-.PHONY: all modules userspace check unit fuzz vmtest bench demo deps lint \
+.PHONY: all modules userspace check check-run demo-run unit fuzz vmtest bench demo deps lint \
 	clean help
 .DEFAULT_GOAL := all
 
@@ -60,14 +60,22 @@ userspace: $(USER_BINS)
 unit: $(UNIT_TESTS)
 fuzz: $(FUZZ_TARGETS)
 
-check: all unit fuzz
+# check and demo first install what is missing, then start a fresh make so
+# that KVER/KDIR see a kernel installed a moment ago.
+check: deps
+	$(MAKE) -C $(ROOT) check-run
+
+check-run: all unit fuzz
 	UNIT_TESTS="$(UNIT_TESTS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 		$(ROOT)/scripts/check.sh
 
 bench: all $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
-demo: all
+demo: deps
+	$(MAKE) -C $(ROOT) demo-run
+
+demo-run: all
 	$(ROOT)/scripts/demo.sh
 
 lint:

@@ -1,0 +1,129 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/check.sh: the test run behind `make check` (via `make check-run`).
+#
+# Environment (set by the Makefile; either may be empty):
+#   UNIT_TESTS    cmocka test binaries; each test case counts once
+#   FUZZ_TARGETS  libFuzzer binaries; each runs FUZZ_SECONDS (default 15)
+#                 on build/fuzz-corpus/<name> (seeded from
+#                 tests/fuzz/corpus/<name>/ when present) and counts once
+#   VM_TIMEOUT    per guest script limit for the VM suite (default 300)
+# Then the VM harness self-test (tests/vm/selftest.sh, counts once) and the
+# VM suite: every tests/vm/suite/*.sh in ONE boot, each script one result.
+# Logs go to build/check/. The last line is `N passed, N failed`; the exit
+# status is non-zero if anything failed or nothing ran.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGS=$ROOT/build/check
+FUZZ_SECONDS=${FUZZ_SECONDS:-15}
+VM_TIMEOUT=${VM_TIMEOUT:-300}
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+passed=0
+failed=0
+failures=()
+t0=$(date +%s)
+
+ok() { passed=$((passed + ${2:-1})); }
+bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
+section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
+
+# --- unit tests (cmocka) ------------------------------------------------------
+unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
+for t in ${UNIT_TESTS:-}; do
+	name=$(basename "$t")
+	log=$LOGS/unit-$name.log
+	section "unit: $name"
+	if [ ! -x "$t" ]; then
+		echo "check: $t is not built"
+		bad "unit $name (not built)"
+		continue
+	fi
+	timeout -k 10 300 "$t" >"$log" 2>&1
+	status=$?
+	cat "$log"
+	# A binary may hold several groups: sum every summary it prints.
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9][0-9]*\) test(s)\..*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9][0-9]*\) test(s).*/\1/p' "$log" | awk '{s += $1} END {print s + 0}')
+	if [ "$status" != 0 ] && [ "$f" = 0 ]; then
+		# Crashed, timed out or died in a sanitizer before its summary.
+		echo "check: $name exited $status without a cmocka failure count"
+		ok "" "$p"
+		bad "unit $name (exit status $status)"
+		continue
+	fi
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		echo "check: $name printed no cmocka summary"
+		bad "unit $name (no cmocka summary)"
+		continue
+	fi
+	ok "" "$p"
+	[ "$f" = 0 ] || bad "unit $name ($f failed)" "$f"
+done
+
+# --- fuzz targets (libFuzzer, bounded time) ---------------------------------
+for t in ${FUZZ_TARGETS:-}; do
+	name=$(basename "$t")
+	log=$LOGS/fuzz-$name.log
+	section "fuzz: $name (${FUZZ_SECONDS}s)"
+	if [ ! -x "$t" ]; then
+		echo "check: $t is not built"
+		bad "fuzz $name (not built)"
+		continue
+	fi
+	corpus=$ROOT/build/fuzz-corpus/$name
+	mkdir -p "$corpus" "$LOGS/fuzz-artifacts"
+	dirs=("$corpus")
+	[ ! -d "$ROOT/tests/fuzz/corpus/$name" ] || dirs+=("$ROOT/tests/fuzz/corpus/$name")
+	timeout -k 10 $((FUZZ_SECONDS + 120)) "$t" -max_total_time="$FUZZ_SECONDS" \
+		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$LOGS/fuzz-artifacts/$name-" "${dirs[@]}" >"$log" 2>&1
+	status=$?
+	grep -E '^(#[0-9]+[[:space:]]+DONE|stat::number_of_executed_units|Done [0-9]+ runs)' "$log" | head -n 3
+	if [ "$status" = 0 ]; then
+		echo "check: fuzz $name: ok"
+		ok
+	else
+		tail -n 40 "$log"
+		echo "check: fuzz $name: exit status $status (artifacts in $LOGS/fuzz-artifacts)"
+		bad "fuzz $name (exit status $status)"
+	fi
+done
+
+# --- the VM harness self-test -----------------------------------------------
+section "vm: harness self-test"
+"$ROOT/tests/vm/selftest.sh" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "vm harness self-test"; fi
+
+# --- the VM suite: every script, one boot -----------------------------------
+section "vm: suite"
+suite=("$ROOT"/tests/vm/suite/*.sh)
+if [ ! -e "${suite[0]}" ]; then
+	echo "check: no tests/vm/suite/*.sh"
+	bad "vm suite (no scripts)"
+else
+	"$ROOT/tests/vm/run-vm.sh" --keep-going --timeout "$VM_TIMEOUT" \
+		--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
+	vm_status=${PIPESTATUS[0]}
+	summary=$LOGS/vm-suite/summary.txt
+	if [ -f "$summary" ]; then
+		vp=$(grep -c '^PASS ' "$summary")
+		ok "" "$vp"
+		while IFS= read -r line; do
+			bad "vm ${line#* }"
+		done < <(grep -E '^(FAIL|SKIP) ' "$summary")
+		if [ "$vm_status" != 0 ] && ! grep -qE '^(FAIL|SKIP) ' "$summary"; then
+			bad "vm suite (run-vm.sh exit status $vm_status)"
+		fi
+	else
+		bad "vm suite (run-vm.sh exit status $vm_status, no summary)"
+	fi
+fi
+
+# --- verdict ------------------------------------------------------------------
+section "summary ($(($(date +%s) - t0))s, logs in $LOGS)"
+for f in "${failures[@]}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/lint.sh: the kernel code's style and static checks (`make lint`).
+#   1. checkpatch.pl --strict --no-tree --terse -f on usb/*.[ch],
+#      i2c-sensor/*.[ch], core/*.[ch] and include/isocam/*.h. checkpatch,
+#      spelling.txt and const_structs.checkpatch come from Debian's
+#      linux-source-6.1 tarball, extracted once into build/lint/.
+#   2. sparse and W=1: make -C $KDIR M=<tree> C=2 W=1 modules, on a copy of
+#      the kernel sources in build/lint/tree (so the check never races with
+#      a normal build's objects in the source tree); any "warning:" or
+#      "error:" fails.
+# Warnings are failures. Prints a summary; exits non-zero on any finding.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LINT=$ROOT/build/lint
+KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || exit 1
+KDIR=${KDIR:-/lib/modules/$KVER/build}
+SRC_TARBALL=${SRC_TARBALL:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
+mkdir -p "$LINT"
+
+# --- checkpatch ---------------------------------------------------------------
+CP=$LINT/scripts/checkpatch.pl
+if [ ! -x "$CP" ]; then
+	[ -n "$SRC_TARBALL" ] && [ -f "$SRC_TARBALL" ] ||
+		{ echo "lint: no /usr/src/linux-source-*.tar.xz (make deps)" >&2; exit 2; }
+	echo "lint: extracting checkpatch from $SRC_TARBALL (once)"
+	top=$(basename "$SRC_TARBALL" .tar.xz)
+	tar -xJf "$SRC_TARBALL" -C "$LINT" --strip-components=1 \
+		"$top/scripts/checkpatch.pl" "$top/scripts/spelling.txt" \
+		"$top/scripts/const_structs.checkpatch" ||
+		{ echo "lint: cannot extract checkpatch" >&2; exit 2; }
+fi
+
+cd "$ROOT" || exit 2
+shopt -s nullglob
+files=(usb/*.[ch] i2c-sensor/*.[ch] core/*.[ch] include/isocam/*.h)
+shopt -u nullglob
+# Kbuild's generated *.mod.c are not ours.
+srcs=()
+for f in "${files[@]}"; do
+	case "$f" in *.mod.c) ;; *) srcs+=("$f") ;; esac
+done
+
+cp_errors=0 cp_warnings=0 cp_checks=0
+cp_log=$LINT/checkpatch.log
+: >"$cp_log"
+for f in "${srcs[@]}"; do
+	perl "$CP" --strict --no-tree --terse --show-types -f "$f" >>"$cp_log" 2>&1
+done
+# --terse: one "file:line: SEVERITY:TYPE: message" line per finding.
+grep -E ': (ERROR|WARNING|CHECK):' "$cp_log"
+cp_errors=$(grep -c ': ERROR:' "$cp_log")
+cp_warnings=$(grep -c ': WARNING:' "$cp_log")
+cp_checks=$(grep -c ': CHECK:' "$cp_log")
+cp_total=$((cp_errors + cp_warnings + cp_checks))
+
+# --- sparse + W=1 ---------------------------------------------------------------
+sp_log=$LINT/sparse.log
+tree=$LINT/tree
+rm -rf "$tree"
+mkdir -p "$tree"
+cp Kbuild "$tree/"
+for d in usb i2c-sensor core include; do
+	[ ! -d "$d" ] || cp -r "$d" "$tree/"
+done
+find "$tree" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+	-o -name '.*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \) -delete
+if [ ! -f "$KDIR/Makefile" ]; then
+	echo "lint: no kernel build tree at KDIR=$KDIR (make deps)" >&2
+	exit 2
+fi
+make -C "$KDIR" M="$tree" C=2 W=1 modules >"$sp_log" 2>&1
+sp_status=$?
+# Report paths in the source tree, not the copy.
+sed -i "s|$tree/|$ROOT/|g" "$sp_log"
+grep -E 'warning:|error:' "$sp_log"
+sp_findings=$(grep -cE 'warning:|error:' "$sp_log")
+if [ "$sp_status" != 0 ] && [ "$sp_findings" = 0 ]; then
+	tail -n 20 "$sp_log"
+	sp_findings=1
+fi
+
+echo "lint: checkpatch --strict: ${#srcs[@]} files, $cp_errors errors, $cp_warnings warnings, $cp_checks checks ($cp_log)"
+echo "lint: sparse C=2 + W=1: $sp_findings warnings/errors, build status $sp_status ($sp_log)"
+if [ "$cp_total" != 0 ] || [ "$sp_findings" != 0 ]; then
+	echo "lint: FAILED"
+	exit 1
+fi
+echo "lint: clean"

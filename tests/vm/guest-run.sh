@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The in-guest half of tests/vm/run-vm.sh: PID 1 after switch_root into
+# the host's shared root (read-only 9p under a tmpfs overlay).
+#
+#   guest-run.sh ROOT OUT
+#
+# Sets up the bits of a system a test needs (proc, sys, devtmpfs, debugfs,
+# configfs, loopback), installs the freshly built project modules into
+# /lib/modules/$KVER/extra with the module maps depmod made for them on the
+# host (no udev: nothing autoloads; modprobe resolves dependencies),
+# then runs every script listed in OUT/plan.sh in order, each as root with
+# bash, cwd = ROOT, its own timeout and its own results dir, and records
+# for each: status, seconds, output.log (stdout+stderr, also echoed to the
+# console prefixed with "[name] ") and kmsg.log (the kernel log lines the
+# script produced). The host (run-vm.sh) judges the results; the guest
+# only stops early when a script failed and --keep-going was not given.
+# Finally it powers the VM off.
+
+ROOT=$1
+OUT=$2
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root LANG=C.UTF-8 TERM=dumb
+cd / || exit 1
+
+log() { echo "guest-run: [$(cut -d" " -f1 /proc/uptime)s] $*" >/dev/console; }
+
+poweroff_now() {
+	sync
+	umount "$OUT" 2>/dev/null
+	echo o >/proc/sysrq-trigger
+	# The 9p root is going away with the devices: wait with a builtin.
+	read -r -t 20 _ </dev/console 2>/dev/null
+	# Not reached normally; panic=-1 plus -no-reboot ends QEMU anyway.
+	exit 1
+}
+
+# shellcheck source=/dev/null
+. "$OUT/plan.sh" || { log "cannot read $OUT/plan.sh"; poweroff_now; }
+# plan.sh sets: KVER TIMEOUT KEEP_GOING SCRIPTS=(...)
+
+# --- the system ------------------------------------------------------------
+mkdir -p /dev/pts /dev/shm
+# devtmpfs lacks what udev adds; bash process substitution needs /dev/fd.
+ln -sfn /proc/self/fd /dev/fd
+ln -sfn /proc/self/fd/0 /dev/stdin
+ln -sfn /proc/self/fd/1 /dev/stdout
+ln -sfn /proc/self/fd/2 /dev/stderr
+mount -t devpts -o gid=5,mode=620 devpts /dev/pts 2>/dev/null
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm 2>/dev/null
+mount -t tmpfs -o mode=0755 tmpfs /run 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t configfs configfs /sys/kernel/config 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+hostname isocam-vm
+ip link set lo up || log "warning: cannot bring up lo"
+# A task stuck in D state for a minute is a bug worth failing on.
+echo 60 >/proc/sys/kernel/hung_task_timeout_secs 2>/dev/null
+# Warnings and worse also reach the console (and so the host) as they happen,
+# so a guest that dies still leaves its splat behind; dmesg is kept per script.
+dmesg -n 5
+
+# --- the project's modules ---------------------------------------------------
+# run-vm.sh staged them in OUT/modroot/lib/modules/$KVER/extra and ran depmod
+# there on the host (a guest depmod -a reads all ~4000 modules over 9p under
+# TCG: half a minute); installing is a copy of extra/ and the modules.* maps.
+mods=/lib/modules/$KVER
+staged=$OUT/modroot/lib/modules/$KVER
+if [ -f "$staged/modules.dep" ]; then
+	mkdir -p "$mods/extra"
+	cp "$staged"/extra/*.ko "$mods/extra/" 2>/dev/null
+	for f in "$staged"/modules.*; do
+		cp "$f" "$mods/"
+	done
+else
+	log "warning: no staged modules; running depmod -a in the guest"
+	depmod -a "$KVER" || log "warning: depmod failed"
+fi
+ls "$mods/extra" >"$OUT/installed-modules.txt" 2>&1
+
+# --- the scripts -------------------------------------------------------------
+BAD_RE=$ROOT/tests/vm/kernel-bad.re
+dmesg -c >"$OUT/boot.kmsg" 2>&1
+{ echo "=== boot"; cat "$OUT/boot.kmsg"; } >"$OUT/dmesg.log"
+
+# Leftover processes, found in this shell itself (no pipelines: their own
+# short-lived children would count). snapshot_procs remembers every PID;
+# find_new_procs sets NEW to the user processes (kernel threads and zombies
+# have an empty cmdline) that appeared since, PID 1 (this runner) aside.
+# The project's module names, bridge before sensor (reverse load order).
+modules_from_order() {
+	local m names=()
+	[ -f "$ROOT/modules.order" ] || return 0
+	while read -r m; do
+		m=${m##*/}
+		m=${m%.o}
+		m=${m%.ko}
+		names=("${m//-/_}" "${names[@]}")
+	done <"$ROOT/modules.order"
+	echo "${names[@]}"
+}
+
+declare -A BEFORE=()
+NEW=()
+snapshot_procs() {
+	local p
+	BEFORE=()
+	for p in /proc/[0-9]*; do BEFORE[${p#/proc/}]=1; done
+}
+find_new_procs() {
+	local p c
+	NEW=()
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		if [ -n "${BEFORE[$p]:-}" ] || [ "$p" = 1 ]; then continue; fi
+		c=
+		{ IFS= read -r -d '' c <"/proc/$p/cmdline"; } 2>/dev/null
+		[ -z "$c" ] || NEW+=("$p")
+	done
+}
+
+export ISOCAM_ROOT=$ROOT ISOCAM_BUILD=$ROOT/build ISOCAM_KVER=$KVER ISOCAM_VM=1
+
+for script in "${SCRIPTS[@]}"; do
+	name=$(basename "$script" .sh)
+	dir=$OUT/$name
+	mkdir -p "$dir/results"
+	log "=== RUN $name"
+	snapshot_procs
+	start=$EPOCHREALTIME
+	(
+		cd "$ROOT" || exit 1
+		export RESULTS=$dir/results
+		exec timeout -k 10 "$TIMEOUT" bash "$script"
+	) >"$dir/output.log" 2>&1 </dev/null &
+	pid=$!
+	tail -n +1 -s 0.2 --pid="$pid" -f "$dir/output.log" 2>/dev/null |
+		sed -u "s/^/[$name] /" >/dev/console &
+	echo_pid=$!
+	wait "$pid"
+	status=$?
+	end=$EPOCHREALTIME
+	wait "$echo_pid"
+	# Scripts do not leak into each other: end every user process that was
+	# not there before this one started (daemons it left, e.g. an emulator
+	# or usbipd holding a port), TERM first, then KILL.
+	find_new_procs
+	if [ ${#NEW[@]} -gt 0 ]; then
+		what=
+		for p in "${NEW[@]}"; do
+			c=
+			{ IFS= read -r -d '' c <"/proc/$p/cmdline"; } 2>/dev/null
+			what="$what $p:${c##*/}"
+		done
+		log "$name left processes running, terminating them:$what"
+		kill -TERM "${NEW[@]}" 2>/dev/null
+		for _ in $(seq 20); do
+			find_new_procs
+			[ ${#NEW[@]} -gt 0 ] || break
+			sleep 0.25
+		done
+		[ ${#NEW[@]} -eq 0 ] || kill -KILL "${NEW[@]}" 2>/dev/null
+	fi
+	# ... and leave the project's modules unloaded for the next script. The
+	# splats of an unload are charged to this script; a module still in use
+	# now that its processes are gone is a leaked reference: a failure.
+	for m in $(modules_from_order); do
+		[ -e "/sys/module/$m/initstate" ] || continue
+		if ! err=$(rmmod "$m" 2>&1); then
+			echo "rmmod $m after the script failed: $err (refcnt $(cat "/sys/module/$m/refcnt" 2>/dev/null))" >>"$dir/harness-error"
+			log "$name: cannot unload $m: $err"
+		fi
+	done
+	dmesg -c >"$dir/kmsg.log" 2>&1
+	{ echo "=== $name"; cat "$dir/kmsg.log"; } >>"$OUT/dmesg.log"
+	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+	echo "$secs" >"$dir/seconds"
+	echo "$status" >"$dir/status"
+	log "=== END $name status=$status (${secs}s)"
+	if [ "$KEEP_GOING" != 1 ]; then
+		if [ "$status" != 0 ] || [ -f "$dir/harness-error" ] ||
+			grep -qEf "$BAD_RE" "$dir/kmsg.log"; then
+			log "stopping after $name failed (no --keep-going)"
+			break
+		fi
+	fi
+done
+
+dmesg -c >"$OUT/shutdown.kmsg" 2>&1
+{ echo "=== shutdown"; cat "$OUT/shutdown.kmsg"; } >>"$OUT/dmesg.log"
+echo "done" >"$OUT/guest-done"
+log "all done, powering off"
+poweroff_now

@@ -1,0 +1,190 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/lib-camera.sh: the emulated camera in guest scripts. Source it
+# after tests/vm/lib.sh.
+#
+#   start_emu [ARGS...]       start isocam-emu in the background (ARGS go to
+#                             it, e.g. -v --count 2 --fault=...), log to
+#                             $RESULTS/isocam-emu-N.log ($CAMERA_EMU_LOG);
+#                             returns once it listens. $EMU_PID, $EMU_PORT.
+#   stop_emu                  SIGTERM it and check it shut down cleanly
+#   attach_camera [BUSID]     modprobe vhci-hcd, usbip attach (default 1-1),
+#                             wait for the USB device in sysfs
+#   detach_camera             usbip detach every port in use; wait until the
+#                             camera's USB devices are gone
+#   find_usb_dev [BUSID]      sysfs path of the attached camera (the one
+#                             imported from BUSID, default: the first found)
+#   usb_devs                  sysfs paths of all attached isocam cameras
+#   camera_start [--expect-fail] [ARGS...]
+#                             modules loaded, emulator started with ARGS,
+#                             camera 1-1 attached; unless --expect-fail,
+#                             waits for its video node: $CAMERA_VIDEO
+#   camera_video_node         /dev/videoN of the attached camera (or fails)
+#   camera_stop               detach, stop the emulator
+#
+# IDs come from include/isocam/usb.h, never retyped here.
+
+: "${ISOCAM_ROOT:?source tests/vm/lib.sh first}"
+
+_usb_h=$ISOCAM_ROOT/include/isocam/usb.h
+_usb_hdr() {
+	local v
+	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' "$_usb_h")
+	[ -n "$v" ] || fail "$1 is not defined in $_usb_h"
+	printf '%04x' $((v))
+}
+CAMERA_VID=$(_usb_hdr ISOCAM_USB_VID)
+CAMERA_PID=$(_usb_hdr ISOCAM_USB_PID)
+EMU_BIN=${ISOCAM_BUILD:-$ISOCAM_ROOT/build}/isocam-emu
+EMU_PORT=${EMU_PORT:-3240}
+EMU_PID=
+_emu_runs=0
+
+# On exit (also a failed assert), leave no camera attached and no emulator
+# running for the next script. A script's own EXIT trap replaces this one.
+_camera_cleanup() {
+	local port busid
+	if [ -n "$EMU_PID" ]; then
+		while read -r port busid; do
+			[ -n "$port" ] && usbip detach -p "$port" >/dev/null 2>&1
+		done <<<"$(_vhci_used_ports)"
+		kill -TERM "$EMU_PID" 2>/dev/null
+		wait "$EMU_PID" 2>/dev/null
+		EMU_PID=
+	fi
+	return 0
+}
+
+start_emu() {
+	[ -x "$EMU_BIN" ] || fail "$EMU_BIN is not built (make)"
+	[ -n "$(trap -p EXIT)" ] || trap _camera_cleanup EXIT
+	[ -z "$EMU_PID" ] || fail "start_emu: isocam-emu already runs (pid $EMU_PID)"
+	_emu_runs=$((_emu_runs + 1))
+	CAMERA_EMU_LOG=$RESULTS/isocam-emu-$_emu_runs.log
+	"$EMU_BIN" --port "$EMU_PORT" "$@" >"$CAMERA_EMU_LOG" 2>&1 &
+	EMU_PID=$!
+	log "isocam-emu $* (pid $EMU_PID, log $CAMERA_EMU_LOG)"
+	local deadline=$((SECONDS + 10))
+	until grep -q 'listening on' "$CAMERA_EMU_LOG"; do
+		if ! kill -0 "$EMU_PID" 2>/dev/null; then
+			cat "$CAMERA_EMU_LOG" >&2
+			EMU_PID=
+			fail "isocam-emu exited at start"
+		fi
+		[ "$SECONDS" -lt "$deadline" ] || fail "isocam-emu did not start listening in 10 s"
+		sleep 0.1
+	done
+}
+
+stop_emu() {
+	[ -n "$EMU_PID" ] || return 0
+	local pid=$EMU_PID status=0
+	EMU_PID=
+	kill -TERM "$pid" 2>/dev/null || true
+	wait "$pid" || status=$?
+	[ "$status" = 0 ] || {
+		tail -n 20 "$CAMERA_EMU_LOG" >&2
+		fail "isocam-emu exited with status $status on SIGTERM"
+	}
+	grep -q 'stopped' "$CAMERA_EMU_LOG" || fail "isocam-emu did not log a clean stop"
+}
+
+usb_devs() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		[ -f "$d/idVendor" ] || continue
+		[ "$(cat "$d/idVendor")" = "$CAMERA_VID" ] || continue
+		[ "$(cat "$d/idProduct")" = "$CAMERA_PID" ] || continue
+		readlink -f "$d"
+	done
+}
+
+# (Here-strings, not process substitution: the guest has no /dev/fd.)
+# The vhci ports in use, as "PORT BUSID" (status files: hub port sta spd
+# dev sockfd local_busid; sta 6 is VDEV_ST_USED).
+_vhci_used_ports() {
+	local f
+	for f in /sys/devices/platform/vhci_hcd.*/status*; do
+		[ -f "$f" ] || continue
+		awk 'NR > 1 && $3 == "006" { print $2 + 0, $7 }' "$f"
+	done
+}
+
+find_usb_dev() {
+	local busid=${1:-} port local rec
+	if [ -z "$busid" ]; then
+		usb_devs | head -n 1 | grep .
+		return
+	fi
+	# usbip attach records "host port busid" in /var/run/vhci_hcd/portN;
+	# vhci's status gives port N's local bus id.
+	while read -r port local; do
+		rec=/var/run/vhci_hcd/port$port
+		[ -f "$rec" ] || continue
+		[ "$(awk '{ print $3 }' "$rec")" = "$busid" ] || continue
+		[ -e "/sys/bus/usb/devices/$local" ] || continue
+		readlink -f "/sys/bus/usb/devices/$local"
+		return 0
+	done <<<"$(_vhci_used_ports)"
+	return 1
+}
+
+attach_camera() {
+	local busid=${1:-1-1} dev
+	require_cmd usbip
+	module_loaded vhci_hcd || modprobe vhci-hcd || fail "modprobe vhci-hcd failed"
+	wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b "$busid" ||
+		fail "usbip attach -r 127.0.0.1 -b $busid failed"
+	wait_for "find_usb_dev $busid >/dev/null" 20 "the camera $busid to enumerate"
+	dev=$(find_usb_dev "$busid")
+	# the interface exists once usbcore has configured the device
+	wait_for "[ -e $dev/$(basename "$dev"):1.0 ]" 10 "interface 0 of $dev"
+	log "attached $busid: $dev"
+}
+
+detach_camera() {
+	local port busid
+	while read -r port busid; do
+		[ -n "$port" ] || continue
+		usbip detach -p "$port" >/dev/null || fail "usbip detach -p $port failed"
+		log "detached vhci port $port${busid:+ ($busid)}"
+	done <<<"$(_vhci_used_ports)"
+	wait_for '[ -z "$(usb_devs)" ]' 20 "the camera's USB devices to go away"
+}
+
+camera_video_node() {
+	local dev v
+	dev=$(find_usb_dev) || return 1
+	for v in /sys/class/video4linux/video*; do
+		[ -e "$v/device" ] || continue
+		case "$(readlink -f "$v/device")" in
+		"$dev"/*)
+			echo "/dev/$(basename "$v")"
+			return 0
+			;;
+		esac
+	done
+	return 1
+}
+
+camera_start() {
+	local expect_fail=0
+	if [ "${1:-}" = "--expect-fail" ]; then
+		expect_fail=1
+		shift
+	fi
+	load_isocam_modules
+	start_emu "$@"
+	attach_camera 1-1
+	CAMERA_VIDEO=
+	if [ "$expect_fail" = 0 ]; then
+		wait_for 'camera_video_node >/dev/null' 20 "the camera's video node"
+		CAMERA_VIDEO=$(camera_video_node)
+		wait_for "[ -c $CAMERA_VIDEO ]" 10 "$CAMERA_VIDEO in devtmpfs"
+	fi
+}
+
+camera_stop() {
+	detach_camera
+	stop_emu
+}

@@ -1,0 +1,147 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/lib.sh: helpers for guest scripts run by tests/vm/run-vm.sh.
+#   . "$ISOCAM_ROOT/tests/vm/lib.sh"
+# Generic only; camera-specific helpers live in tests/vm/lib-camera.sh.
+# Scripts run under bash with `set -eu -o pipefail` once this is sourced.
+#
+#   log MSG...                 timestamped line on stdout
+#   step MSG...                a visible "== MSG" heading
+#   fail MSG...                message on stderr, exit 1
+#   require_cmd CMD...         fail with a clear message when CMD is missing
+#                              (never skip: a skipped test is a defect)
+#   assert CMD...              run CMD; fail if it returns non-zero
+#   assert_eq ACTUAL EXPECTED [WHAT]
+#   assert_ne ACTUAL UNEXPECTED [WHAT]
+#   assert_ge ACTUAL MIN [WHAT]     (integers)
+#   assert_le ACTUAL MAX [WHAT]     (integers)
+#   assert_match STRING ERE [WHAT]
+#   assert_file PATH           PATH exists
+#   assert_module_loaded NAME / assert_module_unloaded NAME
+#   wait_for 'COND' TIMEOUT [WHAT]   poll the shell condition every 0.2 s
+#   run_logged NAME CMD...     run CMD, tee its output to $RESULTS/NAME.log
+#   load_isocam_modules        modprobe the installed ic1280, then isocam;
+#                              parameters from $ic1280_PARAMS, $isocam_PARAMS
+#   unload_isocam_modules      modprobe -r them, in reverse order
+#   module_loaded NAME         true if NAME is loaded
+#   kmsg_mark TEXT             write a marker line into the kernel log
+
+set -eu -o pipefail
+
+: "${ISOCAM_ROOT:?run this under tests/vm/run-vm.sh}"
+: "${RESULTS:=/tmp/isocam-results}"
+mkdir -p "$RESULTS"
+
+# The project's modules in load order: the sensor first, then the bridge
+# that instantiates it.
+ISOCAM_MODULES="ic1280 isocam"
+
+log() { printf '%s %s\n' "$(date +%T.%3N)" "$*"; }
+step() { printf '== %s\n' "$*"; }
+
+fail() {
+	printf 'FAIL: %s\n' "$*" >&2
+	exit 1
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 ||
+			fail "required command '$c' is missing in the guest (make deps)"
+	done
+}
+
+assert() {
+	"$@" || fail "command failed (status $?): $*"
+}
+
+assert_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: got '$1', expected '$2'"
+}
+
+assert_ne() {
+	[ "$1" != "$2" ] || fail "${3:-value}: got '$1', expected anything else"
+}
+
+_is_int() { [[ "$1" =~ ^-?[0-9]+$ ]]; }
+
+assert_ge() {
+	_is_int "$1" || fail "${3:-value}: '$1' is not an integer"
+	[ "$1" -ge "$2" ] || fail "${3:-value}: got $1, expected >= $2"
+}
+
+assert_le() {
+	_is_int "$1" || fail "${3:-value}: '$1' is not an integer"
+	[ "$1" -le "$2" ] || fail "${3:-value}: got $1, expected <= $2"
+}
+
+assert_match() {
+	[[ "$1" =~ $2 ]] || fail "${3:-value}: '$1' does not match /$2/"
+}
+
+assert_file() {
+	[ -e "$1" ] || fail "missing file: $1"
+}
+
+module_loaded() {
+	[ -d "/sys/module/${1//-/_}" ] && [ -e "/sys/module/${1//-/_}/initstate" ]
+}
+
+assert_module_loaded() {
+	module_loaded "$1" || fail "module $1 is not loaded"
+}
+
+assert_module_unloaded() {
+	! module_loaded "$1" || fail "module $1 is still loaded"
+}
+
+# wait_for 'COND' TIMEOUT [WHAT]: COND is evaluated by the shell.
+wait_for() {
+	local cond=$1 timeout=${2:-10} what=${3:-$1}
+	local deadline=$((SECONDS + timeout))
+	until eval "$cond"; do
+		[ "$SECONDS" -lt "$deadline" ] || fail "timed out after ${timeout}s waiting for: $what"
+		sleep 0.2
+	done
+}
+
+run_logged() {
+	local name=$1
+	shift
+	"$@" 2>&1 | tee "$RESULTS/$name.log"
+	return "${PIPESTATUS[0]}"
+}
+
+kmsg_mark() {
+	echo "isocam-test: $*" >/dev/kmsg
+}
+
+load_isocam_modules() {
+	local m
+	for m in $ISOCAM_MODULES; do
+		[ -f "/lib/modules/$(uname -r)/extra/$m.ko" ] ||
+			fail "$m.ko is not installed in the guest (was 'make modules' run?)"
+	done
+	for m in $ISOCAM_MODULES; do
+		if module_loaded "$m"; then
+			continue
+		fi
+		# Module parameters for a given module: MODNAME_PARAMS="a=1 b=2".
+		local pv="${m}_PARAMS"
+		# shellcheck disable=SC2086
+		modprobe "$m" ${!pv:-} || fail "modprobe $m failed"
+		assert_module_loaded "$m"
+	done
+}
+
+unload_isocam_modules() {
+	local m rev=""
+	for m in $ISOCAM_MODULES; do rev="$m $rev"; done
+	for m in $rev; do
+		if module_loaded "$m"; then
+			modprobe -r "$m" || fail "modprobe -r $m failed"
+		fi
+		assert_module_unloaded "$m"
+	done
+}

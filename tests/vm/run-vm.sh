@@ -1,0 +1,293 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# run-vm.sh: boot Debian's kernel in QEMU and run guest test scripts in it.
+#
+# Usage: tests/vm/run-vm.sh [options] SCRIPT...
+#   --timeout SECS  time limit per guest script (default 300)
+#   --kvm           use KVM instead of TCG (hangs at boot on the dev machines)
+#   --mem MB        guest memory (default 2048)
+#   --smp N         guest CPUs (default 2; multi-threaded TCG)
+#   --out DIR       results dir (default build/vm/<timestamp>-<pid>)
+#   --keep-going    run every script even after one failed
+#   -q, --quiet     do not echo the guest console (it is still saved)
+#   -h, --help      this text
+#
+# All SCRIPTs run in ONE boot, in order. The guest sees the host's whole
+# root read-only (9p) under a writable tmpfs overlay, so every host tool and
+# path (this tree, its build/) is there at the same place. Inside the guest,
+# tests/vm/guest-run.sh installs the project's built modules (modules.order)
+# into /lib/modules/$KVER/extra with module maps from a host-side depmod (so
+# `modprobe isocam` resolves videodev, videobuf2, ...; there is no udev,
+# nothing autoloads), brings up lo (usbip runs over 127.0.0.1), and runs
+# each SCRIPT as root with bash, cwd = project root, and this environment:
+#   ISOCAM_ROOT   project root          ISOCAM_BUILD  $ISOCAM_ROOT/build
+#   ISOCAM_KVER   the booted kernel     ISOCAM_VM     1
+#   RESULTS       a writable dir; its files land in OUT/<name>/results/
+# Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib.sh"
+#
+# A script FAILS when it exits non-zero, times out, never ran to the end
+# (guest hang or crash), or when the kernel log written during it matches
+# tests/vm/kernel-bad.re (WARNING:, BUG:, Oops, refcount_t:, list
+# corruption, hung task, lockdep, KASAN/UBSAN, general protection fault,
+# ...), whatever its own exit status. One line per script:
+#   PASS <name> (<secs>s)
+#   FAIL <name> (<reason>)
+#   SKIP <name> (...)      not run because an earlier one failed
+# After each script the harness ends the processes it left running and
+# unloads the project's modules (modules.order) so the next one starts
+# clean; a module that will not unload then (a leaked reference) FAILs the
+# script, and so does any splat during that unload.
+# Exit status: 0 if all passed, 1 if any failed, 2 on usage/setup errors.
+#
+# OUT holds: console.log (the whole serial console), dmesg.log (the whole
+# kernel log, in sections), summary.txt (the PASS/FAIL lines), and per
+# script <name>/{output.log,kmsg.log,status,seconds,results/}.
+#
+# The kernel is scripts/find-kernel.sh's (or $KVER): /boot/vmlinuz-$KVER.
+# The initramfs (busybox-static + the virtio/9p/overlay modules in
+# modules.dep order) is cached in build/vm/ and rebuilt when its inputs
+# change. A guest that hangs is killed by an overall host-side timeout
+# (boot allowance + per-script timeouts).
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+VMDIR=$ROOT/tests/vm
+
+usage() { sed -n '3,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
+die() { echo "run-vm: $*" >&2; exit 2; }
+
+TIMEOUT=300
+ACCEL=tcg
+MEM=2048
+SMP=2
+OUT=
+KEEP_GOING=0
+QUIET=0
+SCRIPTS=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--timeout) TIMEOUT=${2:?}; shift 2 ;;
+	--timeout=*) TIMEOUT=${1#*=}; shift ;;
+	--kvm) ACCEL=kvm; shift ;;
+	--mem) MEM=${2:?}; shift 2 ;;
+	--mem=*) MEM=${1#*=}; shift ;;
+	--smp) SMP=${2:?}; shift 2 ;;
+	--smp=*) SMP=${1#*=}; shift ;;
+	--out) OUT=${2:?}; shift 2 ;;
+	--out=*) OUT=${1#*=}; shift ;;
+	--keep-going|-k) KEEP_GOING=1; shift ;;
+	-q|--quiet) QUIET=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; SCRIPTS+=("$@"); break ;;
+	-*) die "unknown option $1 (see --help)" ;;
+	*) SCRIPTS+=("$1"); shift ;;
+	esac
+done
+[ ${#SCRIPTS[@]} -gt 0 ] || { usage >&2; exit 2; }
+case "$TIMEOUT$MEM$SMP" in *[!0-9]*) die "--timeout, --mem and --smp take numbers" ;; esac
+
+KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || die "no kernel found (make deps)"
+KERNEL=/boot/vmlinuz-$KVER
+MODDIR=/lib/modules/$KVER
+[ -r "$KERNEL" ] || die "cannot read $KERNEL"
+[ -f "$MODDIR/modules.dep" ] || die "no $MODDIR/modules.dep"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (make deps)"
+BUSYBOX=$(command -v busybox) || die "busybox missing (make deps)"
+
+# Scripts: absolute paths (the guest sees the host's tree at the same place).
+declare -a ABS=() NAMES=()
+for s in "${SCRIPTS[@]}"; do
+	[ -f "$s" ] || die "no such script: $s"
+	a=$(realpath "$s")
+	case "$a" in *[[:space:]]*) die "script path with spaces: $a" ;; esac
+	n=$(basename "$a" .sh)
+	for prev in "${NAMES[@]}"; do
+		[ "$prev" != "$n" ] || die "two scripts named $n"
+	done
+	ABS+=("$a")
+	NAMES+=("$n")
+done
+
+# ---------------------------------------------------------------- initramfs
+# The modules /init needs, in load order: each one's dependencies first,
+# as modules.dep says (its entries are paths relative to $MODDIR).
+WANT="virtio_pci 9pnet_virtio 9p overlay"
+declare -A DEP=() SEEN=()
+ORDER=()
+while IFS= read -r line; do
+	m=${line%%:*}
+	m=${m##*/}
+	DEP[${m%%.ko*}]=$line
+done <"$MODDIR/modules.dep"
+visit() {
+	local name=$1 line d
+	[ -z "${SEEN[$name]:-}" ] || return 0
+	SEEN[$name]=1
+	line=${DEP[$name]:-}
+	if [ -z "$line" ]; then
+		# Built in? Then there is nothing to load.
+		grep -q "/$name.ko" "$MODDIR/modules.builtin" 2>/dev/null && return 0
+		die "module $name not in $MODDIR/modules.dep"
+	fi
+	for d in ${line#*:}; do
+		d=${d##*/}
+		visit "${d%%.ko*}"
+	done
+	ORDER+=("${line%%:*}")
+}
+for m in $WANT; do visit "$m"; done
+
+INITRD=$ROOT/build/vm/initramfs-$KVER.cpio.gz
+mkdir -p "$ROOT/build/vm"
+inputs_id=$({
+	echo "$KVER ${ORDER[*]}"
+	sha256sum "$BUSYBOX" "$VMDIR/initramfs/init" "${BASH_SOURCE[0]}"
+	for m in "${ORDER[@]}"; do stat -c '%n %s %Y' "$MODDIR/$m"; done
+} | sha256sum | cut -c1-16)
+if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.id" 2>/dev/null)" != "$inputs_id" ]; then
+	echo "run-vm: building $INITRD" >&2
+	stage=$(mktemp -d "$ROOT/build/vm/initramfs.XXXXXX")
+	mkdir -p "$stage/bin" "$stage/modules"
+	cp "$BUSYBOX" "$stage/bin/busybox"
+	install -m 0755 "$VMDIR/initramfs/init" "$stage/init"
+	for m in "${ORDER[@]}"; do
+		ko=$(basename "${m%%.ko*}").ko
+		case "$m" in
+		*.ko.xz) xz -dc "$MODDIR/$m" >"$stage/modules/$ko" ;;
+		*.ko.zst) zstd -qdc "$MODDIR/$m" >"$stage/modules/$ko" ;;
+		*.ko.gz) gzip -dc "$MODDIR/$m" >"$stage/modules/$ko" ;;
+		*) cp "$MODDIR/$m" "$stage/modules/$ko" ;;
+		esac || die "cannot unpack $m"
+		echo "$ko" >>"$stage/modules/modules.list"
+	done
+	(cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) >"$stage.cpio.gz" ||
+		die "cannot build the initramfs"
+	# Rename into place: concurrent runs never see a half-written file.
+	mv "$stage.cpio.gz" "$INITRD"
+	echo "$inputs_id" >"$INITRD.id.tmp.$$" && mv "$INITRD.id.tmp.$$" "$INITRD.id"
+	rm -rf "$stage"
+fi
+
+# ---------------------------------------------------------------- the run
+[ -n "$OUT" ] || OUT=$ROOT/build/vm/$(date +%Y%m%d-%H%M%S)-$$
+mkdir -p "$OUT" || die "cannot create $OUT"
+OUT=$(realpath "$OUT")
+case "$OUT" in *[[:space:]]*) die "--out path with spaces: $OUT" ;; esac
+rm -f "$OUT/guest-done" "$OUT/summary.txt"
+for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
+{
+	printf 'KVER=%q\nTIMEOUT=%q\nKEEP_GOING=%q\n' "$KVER" "$TIMEOUT" "$KEEP_GOING"
+	printf 'SCRIPTS=('
+	printf ' %q' "${ABS[@]}"
+	printf ' )\n'
+} >"$OUT/plan.sh"
+
+# The project's modules (modules.order) staged as an extra/ dir beside a
+# symlink to the real kernel/ tree, and depmod run here, natively: the guest
+# only copies the result (depmod over 9p under TCG takes half a minute).
+modroot=$OUT/modroot/lib/modules/$KVER
+rm -rf "$OUT/modroot"
+mkdir -p "$modroot/extra"
+ln -s "$MODDIR/kernel" "$modroot/kernel"
+for f in modules.order modules.builtin modules.builtin.modinfo; do
+	[ ! -f "$MODDIR/$f" ] || cp "$MODDIR/$f" "$modroot/"
+done
+if [ -f "$ROOT/modules.order" ]; then
+	while read -r m; do
+		m=${m%.o}
+		m=${m%.ko}.ko
+		case "$m" in /*) ;; *) m=$ROOT/$m ;; esac
+		if [ -f "$m" ]; then
+			cp "$m" "$modroot/extra/"
+		else
+			echo "run-vm: warning: $m is in modules.order but not built" >&2
+		fi
+	done <"$ROOT/modules.order"
+else
+	echo "run-vm: warning: no $ROOT/modules.order: project modules not built (make modules)" >&2
+fi
+depmod -b "$OUT/modroot" "$KVER" || die "depmod failed"
+
+# Boot allowance plus every script's limit, plus module cleanup slack.
+TOTAL=$((180 + ${#ABS[@]} * (TIMEOUT + 15)))
+
+if [ "$ACCEL" = kvm ]; then
+	ACCEL_ARGS=(-accel kvm -cpu host)
+else
+	ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max)
+fi
+
+echo "run-vm: kernel $KVER, ${#ABS[@]} script(s), out $OUT" >&2
+boot_start=$(date +%s)
+timeout -k 10 "$TOTAL" qemu-system-x86_64 \
+	"${ACCEL_ARGS[@]}" -m "$MEM" -smp "$SMP" \
+	-nographic -no-reboot -nic none \
+	-kernel "$KERNEL" -initrd "$INITRD" \
+	-append "console=ttyS0 quiet panic=-1 isocam_root=$ROOT isocam_out=$OUT" \
+	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+	-virtfs "local,path=$OUT,mount_tag=results,security_model=none,multidevs=remap" \
+	</dev/null 2>&1 | sed -u 's/\x1b\[[0-9;?]*[A-Za-z]//g; s/\x1bc//g; s/\r//g' | tee "$OUT/console.log" |
+	if [ "$QUIET" = 1 ]; then cat >/dev/null; else cat; fi
+qemu_status=${PIPESTATUS[0]}
+wall=$(($(date +%s) - boot_start))
+rm -rf "$OUT/modroot"
+
+# ---------------------------------------------------------------- verdict
+BAD_RE=$VMDIR/kernel-bad.re
+first_bad() { grep -m1 -Ef "$BAD_RE" "$1" 2>/dev/null | sed 's/^\[ *[0-9.]*\] //' | cut -c1-160; }
+
+failed=0
+stopped=0
+summary=()
+if [ -f "$OUT/boot.kmsg" ] && bad=$(first_bad "$OUT/boot.kmsg") && [ -n "$bad" ]; then
+	summary+=("FAIL (boot) (kernel: $bad)")
+	failed=1
+fi
+for n in "${NAMES[@]}"; do
+	d=$OUT/$n
+	if [ ! -f "$d/status" ]; then
+		if [ "$stopped" = 1 ]; then
+			summary+=("SKIP $n (not run: the guest stopped earlier)")
+		elif [ -f "$OUT/guest-done" ]; then
+			summary+=("SKIP $n (not run: an earlier script failed; see --keep-going)")
+		else
+			why="no result: guest died or hung"
+			[ "$qemu_status" = 124 ] || [ "$qemu_status" = 137 ] &&
+				why="no result: guest killed after ${TOTAL}s overall timeout"
+			bad=$(grep -m1 -Ef "$BAD_RE" "$OUT/console.log" | cut -c1-160)
+			[ -z "$bad" ] || why="$why; console: $bad"
+			summary+=("FAIL $n ($why)")
+		fi
+		failed=1
+		stopped=1
+		continue
+	fi
+	st=$(cat "$d/status")
+	secs=$(cat "$d/seconds" 2>/dev/null || echo "?")
+	bad=$(first_bad "$d/kmsg.log")
+	if [ -n "$bad" ]; then
+		summary+=("FAIL $n (kernel: $bad)")
+	elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
+		summary+=("FAIL $n (timeout after ${TIMEOUT}s)")
+	elif [ "$st" != 0 ]; then
+		# lib.sh's fail() says why; else the script's last words.
+		last=$(grep '^FAIL: ' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-160)
+		[ -n "$last" ] ||
+			last=$(grep -v '^[[:space:]]*$' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-120)
+		summary+=("FAIL $n (exit status $st after ${secs}s${last:+; last output: $last})")
+	elif [ -f "$d/harness-error" ]; then
+		summary+=("FAIL $n ($(head -n 1 "$d/harness-error" | cut -c1-160))")
+	else
+		summary+=("PASS $n (${secs}s)")
+		continue
+	fi
+	failed=1
+done
+if [ -f "$OUT/shutdown.kmsg" ] && bad=$(first_bad "$OUT/shutdown.kmsg") && [ -n "$bad" ]; then
+	summary+=("FAIL (shutdown) (kernel: $bad)")
+	failed=1
+fi
+
+printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
+echo "run-vm: ${wall}s wall, results in $OUT" >&2
+exit "$failed"

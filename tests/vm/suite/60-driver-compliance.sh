@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 5's acceptance, V4L2 conformance: v4l2-compliance -s -f on the
+# isocam video node reports 0 failed and 0 warnings, streaming every
+# format, size and frame interval the node offers. Debian's 6.1 kernel has
+# no CONFIG_VIDEO_ADV_DEBUG, so the debug register ioctls are reported as
+# not supported, which v4l2-compliance counts as a pass.
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+
+require_cmd v4l2-compliance v4l2-ctl
+
+cleanup() {
+	set +e
+	detach_camera
+	stop_emu
+}
+trap cleanup EXIT
+
+camera_start
+NODE=$CAMERA_VIDEO
+
+step "v4l2-compliance -d $NODE -s -f"
+LOG=$RESULTS/v4l2-compliance.log
+set +e
+v4l2-compliance -d "$NODE" -s -f >"$LOG" 2>&1
+status=$?
+set -e
+summary=$(grep -m1 "^Total for isocam device $NODE:" "$LOG" || true)
+[ -n "$summary" ] || {
+	tail -n 40 "$LOG" >&2
+	fail "no summary line from v4l2-compliance (status $status)"
+}
+echo "$summary"
+grep -E '^[[:space:]]*(fail|warn):' "$LOG" | head -n 20 || true
+read -r total succeeded failed warnings <<<"$(sed -n \
+	's/.*: \([0-9]*\), Succeeded: \([0-9]*\), Failed: \([0-9]*\), Warnings: \([0-9]*\).*/\1 \2 \3 \4/p' \
+	<<<"$summary")"
+assert_eq "$failed" 0 "v4l2-compliance failures"
+assert_eq "$warnings" 0 "v4l2-compliance warnings"
+assert_eq "$succeeded" "$total" "v4l2-compliance tests succeeded"
+assert_ge "$total" 100 "v4l2-compliance test count"
+assert_eq "$status" 0 "v4l2-compliance exit status"
+# The streaming sections really ran.
+grep -q 'test MMAP (no poll): OK' "$LOG" || fail "MMAP streaming was not tested"
+grep -q 'test read/write: OK' "$LOG" || fail "read() was not tested"
+grep -q 'test USERPTR (select): OK' "$LOG" || fail "USERPTR streaming was not tested"
+# -f streamed every format, size and interval the node enumerates.
+combos=$(v4l2-ctl -d "$NODE" --list-formats-ext | grep -c 'Interval: Discrete')
+streamed=$(grep -a -c 'test MMAP for Format .*, Frame Size ' "$LOG" || true)
+assert_ge "$combos" 60 "format/size/interval combinations the node offers"
+assert_eq "$streamed" "$combos" "combinations v4l2-compliance -f streamed"
+log "v4l2-compliance -f streamed $streamed format/size/interval combinations"
+
+detach_camera
+stop_emu
+unload_isocam_modules
+log "60-driver-compliance: ok ($summary)"

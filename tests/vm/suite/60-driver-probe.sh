@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 5's acceptance, the device: with the emulated camera attached,
+#  - /dev/videoN and the bridge's /dev/i2c-N appear (found through sysfs);
+#  - v4l2-ctl --all is sane (driver, usb- bus info, input, format,
+#    colorspace, frame rate, the sensor's controls);
+#  - the i2c adapter carries userspace transfers: the chip ID reads back,
+#    an absent address fails with ENXIO, i2cdetect scans the bus;
+#  - dev_debug in sysfs traces ioctls;
+#  - the smallest alt setting that carries the stream is chosen, and a
+#    host that refuses bandwidth (debugfs sim_max_alt) gets a smaller alt
+#    at a slower rate, said in the log, with correct frames;
+#  - the seed's manners: open() and closing an idle handle change nothing;
+#    closing a second handle leaves the stream running; ending the
+#    streaming one stops it and returns the interface to alt 0.
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+
+require_cmd v4l2-ctl i2cdetect i2ctransfer awk
+
+CHECK=$ISOCAM_BUILD/isocam-check
+[ -x "$CHECK" ] || fail "$CHECK is not built (make)"
+
+# --- driver-side helpers (the camera's in lib-camera.sh) ---------------------
+# Fork-light (TCG makes every fork cost): globs and builtins only.
+cam_intf() {
+	local d
+	for d in /sys/bus/usb/drivers/isocam/*:*; do
+		[ -e "$d" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+# cam_stat KEY: a counter from the driver's debugfs stats ($DBG).
+cam_stat() {
+	local k v
+	while read -r k v; do
+		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
+	done <"$DBG/stats"
+	fail "no counter $1 in $DBG/stats"
+}
+# emu_alts: the alt settings the emulator saw selected, in order (needs -v).
+emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
+kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p"; }
+
+cleanup() {
+	set +e
+	[ -z "${STREAM_PID:-}" ] || kill "$STREAM_PID" 2>/dev/null
+	[ ! -e "${DBG:-/nonexistent}/sim_max_alt" ] || echo 0 >"$DBG/sim_max_alt"
+	detach_camera
+	stop_emu
+}
+trap cleanup EXIT
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+modprobe i2c-dev
+camera_start -v
+NODE=$CAMERA_VIDEO
+INTF=$(cam_intf)
+DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+
+step "nodes"
+assert_eq "$(readlink -f "/sys/class/video4linux/${NODE#/dev/}/device")" "$(readlink -f "$INTF")" \
+	"video node's parent"
+assert_eq "$(cat "/sys/class/video4linux/${NODE#/dev/}/name")" isocam "video node name"
+I2C=
+for a in "$INTF"/i2c-*; do
+	[ -e "$a" ] && I2C=${a##*/}
+done
+[ -n "$I2C" ] || fail "no i2c adapter under $INTF"
+assert_match "$(cat "$INTF/$I2C/name")" '^isocam i2c usb-' "adapter name"
+wait_for "[ -c /dev/$I2C ]" 10 "/dev/$I2C"
+log "video $NODE, i2c /dev/$I2C, debugfs $DBG"
+assert_file "$DBG/stats"
+
+step "v4l2-ctl --all"
+v4l2-ctl -d "$NODE" --all >"$RESULTS/all.txt" 2>&1 || fail "v4l2-ctl --all failed"
+all=$(cat "$RESULTS/all.txt")
+assert_match "$all" "Driver name[[:space:]]*: isocam" "driver name"
+assert_match "$all" "Card type[[:space:]]*: isocam IC1280 USB camera" "card"
+assert_match "$all" "Bus info[[:space:]]*: usb-" "bus info"
+grep -A4 'Device Caps' "$RESULTS/all.txt" | grep -q 'Read/Write' || fail "no Read/Write in device caps"
+grep -A4 'Device Caps' "$RESULTS/all.txt" | grep -q 'Streaming' || fail "no Streaming in device caps"
+assert_match "$all" "Video input : 0 \\(Camera: ok\\)" "input"
+assert_match "$all" "Width/Height[[:space:]]*: 640/480" "default size"
+assert_match "$all" "Pixel Format[[:space:]]*: 'YUYV'" "default format"
+assert_match "$all" "Field[[:space:]]*: None" "field"
+assert_match "$all" "Bytes per Line[[:space:]]*: 1280" "bytesperline"
+assert_match "$all" "Size Image[[:space:]]*: 614400" "sizeimage"
+assert_match "$all" "Colorspace[[:space:]]*: sRGB" "colorspace"
+assert_match "$all" "Capabilities[[:space:]]*: timeperframe" "streamparm caps"
+assert_match "$all" "Frames per second: 30.000 \\(30/1\\)" "default rate"
+for c in brightness contrast saturation hue horizontal_flip vertical_flip \
+	auto_exposure exposure_time_absolute analogue_gain test_pattern; do
+	grep -q "^ *$c 0x" "$RESULTS/all.txt" || fail "control $c is not on the video node"
+done
+assert_eq "$(cam_stat alt)" 0 "alt while idle"
+
+step "i2c adapter from userspace"
+id=$(i2ctransfer -f -y "${I2C#i2c-}" w2@0x3c 0x00 0x00 r2) || fail "i2ctransfer chip id failed"
+assert_eq "$id" "0x12 0x80" "chip id through /dev/$I2C"
+set +e
+out=$(i2ctransfer -y "${I2C#i2c-}" w1@0x50 0x00 2>&1)
+st=$?
+set -e
+assert_ne "$st" 0 "i2ctransfer to an absent address"
+assert_match "$out" "No such device or address" "NAK on the address is ENXIO"
+i2cdetect -y "${I2C#i2c-}" >"$RESULTS/i2cdetect.txt" 2>&1 || fail "i2cdetect failed"
+cat "$RESULTS/i2cdetect.txt"
+awk '$1 == "30:" { print $14 }' "$RESULTS/i2cdetect.txt" | grep -qx UU ||
+	fail "i2cdetect does not show UU at 0x3c"
+[ "$(grep -o -- '--' "$RESULTS/i2cdetect.txt" | wc -l)" -ge 100 ] ||
+	fail "i2cdetect did not scan the bus"
+
+step "dev_debug"
+DD=/sys/class/video4linux/${NODE#/dev/}/dev_debug
+echo 3 >"$DD"
+kmsg_mark "dev_debug on"
+v4l2-ctl -d "$NODE" --get-fmt-video >/dev/null
+echo 0 >"$DD"
+kmsg_since "dev_debug on" | grep -q 'VIDIOC_G_FMT' || fail "dev_debug did not trace VIDIOC_G_FMT"
+kmsg_mark "dev_debug off"
+v4l2-ctl -d "$NODE" --get-fmt-video >/dev/null
+! kmsg_since "dev_debug off" | grep -q 'VIDIOC_G_FMT' || fail "dev_debug=0 still traces"
+
+# stream NAME FOURCC W H FPS N: set the format and rate, capture N frames
+# with MMAP and check them; sets ALTS_DURING to the alts the emulator saw.
+stream() {
+	local name=$1 f=$2 w=$3 h=$4 fps=$5 n=$6
+	v4l2-ctl -d "$NODE" -v "width=$w,height=$h,pixelformat=$f" || fail "set-fmt $f ${w}x$h"
+	v4l2-ctl -d "$NODE" -p "$fps" >/dev/null || fail "set-parm $fps"
+	# 16 buffers: an emulated guest can stall the capturing program a while.
+	v4l2-ctl -d "$NODE" --stream-mmap=16 --stream-count="$n" --stream-to="/tmp/$name.raw" \
+		>"$RESULTS/$name.log" 2>&1 || fail "$name: capture failed"
+	local cf
+	case $f in YUYV) cf=yuyv ;; RGBP) cf=rgb565 ;; GREY) cf=grey ;; esac
+	"$CHECK" --quiet --format "$cf" --size "${w}x$h" --expect-frames "$n" "/tmp/$name.raw" ||
+		fail "$name: isocam-check found bad frames"
+	rm -f "/tmp/$name.raw"
+}
+
+step "alt setting choice"
+# From the emulator's alt table (include/isocam/usb.h: 128, 256, 512, 768,
+# 1024, 2x1024, 3x1024 bytes per microframe) and core/'s math with 5%
+# headroom: 160x120 YUYV at 30 fps needs ~1.2 MB/s -> alt 2 (2 MB/s);
+# 640x480 GREY at 30 fps ~9.3 MB/s -> alt 6 (16 MB/s); 640x480 YUYV at 30
+# fps ~18.5 MB/s -> alt 7 (24.5 MB/s).
+for spec in "160 120 YUYV 2" "640 480 GREY 6" "640 480 YUYV 7"; do
+	read -r w h f want <<<"$spec"
+	before=$(emu_alts)
+	stream "alt-$f-${w}x$h" "$f" "$w" "$h" 30 30
+	wait_for "[ \"\$(emu_alts)\" != \"$before\" ]" 5 "the emulator to log the alt change"
+	new=$(emu_alts)
+	new=${new#"$before"}
+	assert_eq "$new" "$want 0 " "alts selected for $f ${w}x$h at 30 fps (then idle)"
+	assert_eq "$(cam_stat alt)" 0 "alt after the stream"
+done
+
+step "bandwidth refused by the host (ENOSPC fallback)"
+echo 6 >"$DBG/sim_max_alt"
+kmsg_mark "enospc"
+before=$(emu_alts)
+stream enospc YUYV 640 480 30 30
+new=$(emu_alts)
+new=${new#"$before"}
+assert_eq "$new" "6 0 " "alts when alt 7 is refused"
+kmsg_since enospc | grep -q 'host refused bandwidth for alt 7.*streaming on alt 6' ||
+	fail "no message about the refused bandwidth"
+kmsg_since enospc | grep 'host refused' | tee "$RESULTS/enospc.txt"
+# 25 fps is the fastest rate alt 6 carries at 640x480 YUYV.
+assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: 25.000 \\(25/1\\)" \
+	"frame rate after the fallback"
+echo 4 >"$DBG/sim_max_alt"
+kmsg_mark "enospc2"
+v4l2-ctl -d "$NODE" -v width=1280,height=960,pixelformat=YUYV || fail "set-fmt 1280x960"
+# (v4l2-ctl exits 0 even when STREAMON fails: look at what it printed.)
+v4l2-ctl -d "$NODE" --stream-mmap --stream-count=2 >"$RESULTS/enospc2.log" 2>&1 || true
+grep -q 'VIDIOC_STREAMON returned -1 (No space left on device)' "$RESULTS/enospc2.log" ||
+	fail "STREAMON did not fail with ENOSPC when no alt is left: $(cat "$RESULTS/enospc2.log")"
+kmsg_since enospc2 | grep -q 'host refused bandwidth' || fail "no message when no alt fits"
+echo 0 >"$DBG/sim_max_alt"
+assert_eq "$(cam_stat alt)" 0 "alt after a refused start"
+
+step "the seed's manners"
+v4l2-ctl -d "$NODE" -v width=320,height=240,pixelformat=GREY || fail "set-fmt"
+v4l2-ctl -d "$NODE" -p 15 >/dev/null
+exec 3<"$NODE"
+exec 3<&-
+fmt=$(v4l2-ctl -d "$NODE" --get-fmt-video)
+assert_match "$fmt" "Width/Height[[:space:]]*: 320/240" "size after open/close by another process"
+assert_match "$fmt" "Pixel Format[[:space:]]*: 'GREY'" "format after open/close"
+assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: 15.000" "rate after open/close"
+alts_before=$(emu_alts)
+v4l2-ctl -d "$NODE" --stream-mmap --stream-count=100000 >/dev/null 2>&1 &
+STREAM_PID=$!
+wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 0 ]' 20 "the stream to run"
+exec 3<"$NODE"
+exec 3<&-
+f1=$(cam_stat frames)
+sleep 1
+f2=$(cam_stat frames)
+assert_ne "$(cam_stat alt)" 0 "alt after closing the second handle"
+[ "$f2" -gt "$f1" ] || fail "the stream stopped when a non-streaming handle closed ($f1 -> $f2)"
+# (SIGTERM: background jobs of a script ignore SIGINT.)
+kill -TERM "$STREAM_PID"
+wait "$STREAM_PID" || true
+STREAM_PID=
+wait_for '[ "$(cam_stat alt)" = 0 ]' 5 "alt 0 after the streaming handle closed"
+wait_for "emu_alts | grep -q ' 0 \$'" 5 "the emulator to see alt 0"
+new=$(emu_alts)
+assert_ne "$new" "$alts_before" "alt changes while streaming"
+
+detach_camera
+stop_emu
+unload_isocam_modules
+log "60-driver-probe: ok"
