@@ -39,14 +39,21 @@ shopt -u nullglob
 # Kbuild's generated *.mod.c are not ours.
 srcs=()
 for f in "${files[@]}"; do
-	case "$f" in *.mod.c) ;; *) srcs+=("$f") ;; esac
+	case "$f" in
+	*.mod.c) ;;
+	# Userspace-only (stdint types): the emulator and the test tools.
+	include/isocam/frame_stamp.h) ;;
+	*) srcs+=("$f") ;;
+	esac
 done
 
 cp_errors=0 cp_warnings=0 cp_checks=0
 cp_log=$LINT/checkpatch.log
 : >"$cp_log"
 for f in "${srcs[@]}"; do
-	perl "$CP" --strict --no-tree --terse --show-types -f "$f" >>"$cp_log" 2>&1
+	# CAMELCASE: without a tree checkpatch does not know the kernel's own
+	# mixed-case identifiers (USB descriptor fields like bNumEndpoints).
+	perl "$CP" --strict --no-tree --terse --show-types --ignore CAMELCASE -f "$f" >>"$cp_log" 2>&1
 done
 # --terse: one "file:line: SEVERITY:TYPE: message" line per finding.
 grep -E ': (ERROR|WARNING|CHECK):' "$cp_log"

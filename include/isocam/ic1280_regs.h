@@ -50,6 +50,7 @@
 	{  320, 240 },			\
 	{  160, 120 },			\
 }
+
 #define IC1280_NUM_SIZES		4
 #define IC1280_DEFAULT_WIDTH		640
 #define IC1280_DEFAULT_HEIGHT		480

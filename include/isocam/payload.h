@@ -18,14 +18,14 @@
 
 #include <linux/types.h>
 
-#define ISOCAM_PH_FID		(1 << 0)	/* toggles on each new frame */
-#define ISOCAM_PH_EOF		(1 << 1)	/* last packet of a frame */
-#define ISOCAM_PH_PTS		(1 << 2)	/* PTS field present */
-#define ISOCAM_PH_SCR		(1 << 3)	/* SCR field present */
-#define ISOCAM_PH_RES		(1 << 4)	/* reserved, must be 0 */
-#define ISOCAM_PH_STI		(1 << 5)	/* still image, unused */
-#define ISOCAM_PH_ERR		(1 << 6)	/* the device saw an error */
-#define ISOCAM_PH_EOH		(1 << 7)	/* end of header, always set */
+#define ISOCAM_PH_FID		0x01	/* toggles on each new frame */
+#define ISOCAM_PH_EOF		0x02	/* last packet of a frame */
+#define ISOCAM_PH_PTS		0x04	/* PTS field present */
+#define ISOCAM_PH_SCR		0x08	/* SCR field present */
+#define ISOCAM_PH_RES		0x10	/* reserved, must be 0 */
+#define ISOCAM_PH_STI		0x20	/* still image, unused */
+#define ISOCAM_PH_ERR		0x40	/* the device saw an error */
+#define ISOCAM_PH_EOH		0x80	/* end of header, always set */
 
 #define ISOCAM_PH_LEN_MIN	2
 #define ISOCAM_PH_LEN_PTS	6
@@ -39,13 +39,5 @@
 
 /* PTS and SCR count the sensor's clock: 1 MHz. */
 #define ISOCAM_PH_CLOCK_HZ	1000000
-
-struct isocam_payload_header {
-	__u8 bHeaderLength;
-	__u8 bmHeaderInfo;
-	__le32 dwPTS;
-	__le32 dwSCR_STC;
-	__le16 wSCR_SOF;
-} __attribute__((packed));
 
 #endif /* ISOCAM_PAYLOAD_H */

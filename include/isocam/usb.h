@@ -44,8 +44,14 @@
 #define ISOCAM_USB_MAXP(mult, size)	((((mult) - 1) << 11) | (size))
 #define ISOCAM_USB_MAXP_SIZE(wmaxp)	((wmaxp) & 0x7ff)
 #define ISOCAM_USB_MAXP_MULT(wmaxp)	((((wmaxp) >> 11) & 0x3) + 1)
-#define ISOCAM_USB_MAXP_BYTES(wmaxp) \
-	(ISOCAM_USB_MAXP_SIZE(wmaxp) * ISOCAM_USB_MAXP_MULT(wmaxp))
+
+/* Bytes per microframe an encoded wMaxPacketSize allows. */
+static inline unsigned int isocam_usb_maxp_bytes(unsigned int wmaxp)
+{
+	return ISOCAM_USB_MAXP_SIZE(wmaxp) * ISOCAM_USB_MAXP_MULT(wmaxp);
+}
+
+#define ISOCAM_USB_MAXP_BYTES(wmaxp)	isocam_usb_maxp_bytes(wmaxp)
 
 /*
  * Encoded wMaxPacketSize of alt 0..7 (alt 0 is a placeholder: no
@@ -96,7 +102,10 @@
 #define ISOCAM_BRIDGE_FW_MAJOR		1
 #define ISOCAM_BRIDGE_FW_MINOR		0
 
-/* Reply to ISOCAM_REQ_GET_STATUS, little endian, packed, 16 bytes. */
+/*
+ * Reply to ISOCAM_REQ_GET_STATUS, little endian, 16 bytes. Every field is
+ * naturally aligned, so the layout has no padding without packing.
+ */
 struct isocam_bridge_status {
 	__u8 fw_major;
 	__u8 fw_minor;
@@ -105,7 +114,7 @@ struct isocam_bridge_status {
 	__le32 frames_sent;	/* complete frames sent since power-up */
 	__le32 i2c_transfers;	/* i2c requests handled since power-up */
 	__le32 reserved;
-} __attribute__((packed));
+};
 
 #define ISOCAM_BRIDGE_STATUS_LEN	16
 
