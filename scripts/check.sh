@@ -92,6 +92,11 @@ for t in ${FUZZ_TARGETS:-}; do
 	fi
 done
 
+# --- kernel style: checkpatch --strict, sparse, W=1 (make lint) ---------------
+section "lint"
+"$ROOT/scripts/lint.sh" 2>&1 | tee "$LOGS/lint.log"
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "lint (see $LOGS/lint.log)"; fi
+
 # --- the VM harness self-test -----------------------------------------------
 section "vm: harness self-test"
 "$ROOT/tests/vm/selftest.sh" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
