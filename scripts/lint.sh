@@ -77,7 +77,10 @@ if [ ! -f "$KDIR/Makefile" ]; then
 	echo "lint: no kernel build tree at KDIR=$KDIR (make deps)" >&2
 	exit 2
 fi
-make -C "$KDIR" M="$tree" C=2 W=1 modules >"$sp_log" 2>&1
+# A fresh make, not a child of make check's -j jobserver: make's own
+# "jobserver unavailable" notice would read as a finding.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+	make -C "$KDIR" M="$tree" C=2 W=1 modules >"$sp_log" 2>&1
 sp_status=$?
 # Report paths in the source tree, not the copy.
 sed -i "s|$tree/|$ROOT/|g" "$sp_log"
