@@ -186,30 +186,6 @@ isocam_try_pix(struct isocam_dev *dev, struct v4l2_pix_format *pix)
 	return fi;
 }
 
-/* Make the sensor's active format and interval match ours. */
-static int isocam_apply_sensor(struct isocam_dev *dev)
-{
-	struct v4l2_subdev_format fmt = {
-		.which = V4L2_SUBDEV_FORMAT_ACTIVE,
-		.format = {
-			.code = dev->fi->mbus_code,
-			.width = dev->pix.width,
-			.height = dev->pix.height,
-			.field = V4L2_FIELD_NONE,
-		},
-	};
-	struct v4l2_subdev_frame_interval ival = {
-		.interval = dev->timeperframe,
-	};
-	int ret;
-
-	ret = v4l2_subdev_call_state_active(dev->sd, pad, set_fmt, &fmt);
-	if (ret)
-		return ret;
-	ret = v4l2_subdev_call(dev->sd, video, s_frame_interval, &ival);
-	return ret == -ENOIOCTLCMD ? 0 : ret;
-}
-
 /* ---- vb2 queue ---- */
 
 static int isocam_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
@@ -338,7 +314,7 @@ static int isocam_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	dev->fi = fi;
 	dev->pix = f->fmt.pix;
 	dev->timeperframe = tpf;
-	return isocam_apply_sensor(dev);
+	return isocam_sensor_setup(dev);
 }
 
 static int isocam_enum_framesizes(struct file *file, void *fh,
@@ -414,7 +390,7 @@ static int isocam_s_parm(struct file *file, void *fh,
 	if (ret)
 		return ret;
 	dev->timeperframe = tpf;
-	ret = isocam_apply_sensor(dev);
+	ret = isocam_sensor_setup(dev);
 	if (ret)
 		return ret;
 	return isocam_g_parm(file, fh, parm);

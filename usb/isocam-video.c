@@ -347,7 +347,8 @@ void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st)
 	}
 }
 
-static int isocam_sensor_setup(struct isocam_dev *dev)
+/* Make the sensor's active format and interval match ours. */
+int isocam_sensor_setup(struct isocam_dev *dev)
 {
 	struct v4l2_subdev_format fmt = {
 		.which = V4L2_SUBDEV_FORMAT_ACTIVE,

@@ -121,6 +121,7 @@ int isocam_i2c_register(struct isocam_dev *dev);
 void isocam_i2c_unregister(struct isocam_dev *dev);
 
 /* isocam-video.c */
+int isocam_sensor_setup(struct isocam_dev *dev);
 int isocam_stream_start(struct isocam_dev *dev);
 void isocam_stream_stop(struct isocam_dev *dev);
 void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st);
