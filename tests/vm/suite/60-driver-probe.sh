@@ -15,6 +15,7 @@
 #    streaming one stops it and returns the interface to alt 0.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd v4l2-ctl i2cdetect i2ctransfer awk
 
@@ -22,22 +23,6 @@ CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
 # --- driver-side helpers (the camera's in lib-camera.sh) ---------------------
-# Fork-light (TCG makes every fork cost): globs and builtins only.
-cam_intf() {
-	local d
-	for d in /sys/bus/usb/drivers/isocam/*:*; do
-		[ -e "$d" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-# cam_stat KEY: a counter from the driver's debugfs stats ($DBG).
-cam_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done <"$DBG/stats"
-	fail "no counter $1 in $DBG/stats"
-}
 # emu_alts: the alt settings the emulator saw selected, in order (needs -v).
 emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
 kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p"; }

@@ -9,29 +9,13 @@
 #  - the driver's debugfs counters agree: no error, dropped or bad frame.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd v4l2-ctl awk dd
 
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
-# --- driver-side helpers (the camera's in lib-camera.sh) ---------------------
-# Fork-light (TCG makes every fork cost): globs and builtins only.
-cam_intf() {
-	local d
-	for d in /sys/bus/usb/drivers/isocam/*:*; do
-		[ -e "$d" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-# cam_stat KEY: a counter from the driver's debugfs stats ($DBG).
-cam_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done <"$DBG/stats"
-	fail "no counter $1 in $DBG/stats"
-}
 cleanup() {
 	set +e
 	detach_camera

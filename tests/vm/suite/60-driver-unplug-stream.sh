@@ -8,50 +8,9 @@
 # kernel warning, oops or lockdep report in between.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd v4l2-ctl dd
-
-# Fork-light helpers (TCG makes every fork cost): globs and builtins only.
-cam_intf() {
-	local d
-	for d in /sys/bus/usb/drivers/isocam/*:*; do
-		[ -e "$d" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-cam_node() {
-	local v
-	for v in /sys/bus/usb/drivers/isocam/*:*/video4linux/video*; do
-		[ -e "$v" ] && [ -c "/dev/${v##*/}" ] && { echo "/dev/${v##*/}"; return 0; }
-	done
-	return 1
-}
-# cam_stat KEY: a counter from the driver's debugfs stats.
-cam_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done <"$DBG/stats"
-	echo 0
-}
-no_isocam_left() {
-	local d
-	for d in /sys/kernel/debug/usb/isocam-* /sys/bus/usb/drivers/isocam/*:*; do
-		[ ! -e "$d" ] || return 1
-	done
-}
-attach() {
-	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
-		fail "usbip attach failed"
-	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
-	INTF=$(cam_intf)
-	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
-}
-detach() {
-	usbip detach -p 0 >/dev/null || fail "usbip detach -p 0 failed"
-	wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
-	[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
-}
 
 BG_PID=
 cleanup() {
@@ -71,7 +30,7 @@ wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
 step "unplug while streaming, 20 times"
 modes=(--stream-mmap --stream-user --read)
 for i in $(seq 1 20); do
-	attach
+	plug
 	mode=${modes[$((i % 3))]}
 	if [ "$mode" = --read ]; then
 		dd if="$NODE" of=/dev/null bs=614400 2>"$RESULTS/cycle-$i.log" &
@@ -80,10 +39,10 @@ for i in $(seq 1 20); do
 	fi
 	BG_PID=$!
 	# Unplug at a different point of a frame each time.
-	wait_for '[ "$(cam_stat frames)" -ge 3 ]' 30 "cycle $i: frames"
+	wait_for '[ "$(cam_stat frames 0)" -ge 3 ]' 30 "cycle $i: frames"
 	sleep "0.$((i * 37 % 10))"
-	frames=$(cam_stat frames)
-	detach
+	frames=$(cam_stat frames 0)
+	unplug
 	wait_for "! kill -0 $BG_PID 2>/dev/null" 5 "cycle $i: the capture ($mode) to end after unplug"
 	set +e
 	wait "$BG_PID"

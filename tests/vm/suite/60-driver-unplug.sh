@@ -9,50 +9,9 @@
 #    warning, oops or lockdep report in between.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd v4l2-ctl python3
-
-# Fork-light helpers (TCG makes every fork cost): globs and builtins only.
-cam_intf() {
-	local d
-	for d in /sys/bus/usb/drivers/isocam/*:*; do
-		[ -e "$d" ] && { echo "$d"; return 0; }
-	done
-	return 1
-}
-cam_node() {
-	local v
-	for v in /sys/bus/usb/drivers/isocam/*:*/video4linux/video*; do
-		[ -e "$v" ] && [ -c "/dev/${v##*/}" ] && { echo "/dev/${v##*/}"; return 0; }
-	done
-	return 1
-}
-# cam_stat KEY: a counter from the driver's debugfs stats.
-cam_stat() {
-	local k v
-	while read -r k v; do
-		[ "$k" = "$1:" ] && { echo "$v"; return 0; }
-	done <"$DBG/stats"
-	echo 0
-}
-no_isocam_left() {
-	local d
-	for d in /sys/kernel/debug/usb/isocam-* /sys/bus/usb/drivers/isocam/*:*; do
-		[ ! -e "$d" ] || return 1
-	done
-}
-attach() {
-	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
-		fail "usbip attach failed"
-	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
-	INTF=$(cam_intf)
-	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
-}
-detach() {
-	usbip detach -p 0 >/dev/null || fail "usbip detach -p 0 failed"
-	wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
-	[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
-}
 
 BG_PID=
 cleanup() {
@@ -70,11 +29,11 @@ start_emu
 wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
 
 step "unplug while idle"
-attach
-detach
+plug
+unplug
 
 step "unplug with a handle open"
-attach
+plug
 # Holds the node open across the unplug; QUERYCAP before and after.
 cat >/tmp/holdfd.py <<'EOF'
 import errno, fcntl, os, select, sys, time
@@ -103,13 +62,13 @@ rm -f /tmp/ready /tmp/go
 python3 /tmp/holdfd.py "$NODE" /tmp/ready /tmp/go &
 BG_PID=$!
 wait_for '[ -e /tmp/ready ]' 10 "the holder to open $NODE"
-detach
+unplug
 touch /tmp/go
 wait "$BG_PID" || fail "the fd holder saw something wrong"
 BG_PID=
 
 step "unplug in the middle of control changes"
-attach
+plug
 (
 	i=0
 	while v4l2-ctl -d "$NODE" -c brightness=$((i % 100)),contrast=$((i % 200)) 2>/dev/null; do
@@ -119,7 +78,7 @@ attach
 BG_PID=$!
 sleep 2
 kill -0 "$BG_PID" 2>/dev/null || fail "the control loop ended before the unplug"
-detach
+unplug
 wait_for "! kill -0 $BG_PID 2>/dev/null" 10 "the control loop to end"
 BG_PID=
 

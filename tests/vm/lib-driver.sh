@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# Guest-side helpers for the isocam driver's scripts: where the bound
+# interface, its video node and its debugfs counters are, and plug/unplug
+# cycles. Source after lib.sh and lib-camera.sh.
+# Fork-light (TCG makes every fork cost): globs and builtins only.
+
+# cam_intf: sysfs path of the interface isocam is bound to.
+cam_intf() {
+	local d
+	for d in /sys/bus/usb/drivers/isocam/*:*; do
+		[ -e "$d" ] && { echo "$d"; return 0; }
+	done
+	return 1
+}
+
+# cam_node: /dev path of isocam's video node, once devtmpfs has it.
+cam_node() {
+	local v
+	for v in /sys/bus/usb/drivers/isocam/*:*/video4linux/video*; do
+		[ -e "$v" ] && [ -c "/dev/${v##*/}" ] && { echo "/dev/${v##*/}"; return 0; }
+	done
+	return 1
+}
+
+# cam_stat KEY [DEFAULT]: a counter from the driver's debugfs stats ($DBG).
+# Without DEFAULT a missing counter fails the script; with it (for polling
+# across an unplug) DEFAULT is printed instead.
+cam_stat() {
+	local k v
+	if [ -r "$DBG/stats" ]; then
+		while read -r k v; do
+			[ "$k" = "$1:" ] && { echo "$v"; return 0; }
+		done <"$DBG/stats"
+	fi
+	[ $# -ge 2 ] && { echo "$2"; return 0; }
+	fail "no counter $1 in $DBG/stats"
+}
+
+no_isocam_left() {
+	local d
+	for d in /sys/kernel/debug/usb/isocam-* /sys/bus/usb/drivers/isocam/*:*; do
+		[ ! -e "$d" ] || return 1
+	done
+}
+
+# plug: attach camera 1-1 and wait for the driver; sets NODE, INTF, DBG.
+plug() {
+	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
+		fail "usbip attach failed"
+	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
+	INTF=$(cam_intf)
+	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+}
+
+# unplug: detach port 0 and wait until every trace of the driver is gone.
+unplug() {
+	usbip detach -p 0 >/dev/null || fail "usbip detach -p 0 failed"
+	wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
+	[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
+}
