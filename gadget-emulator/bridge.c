@@ -238,6 +238,8 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 static void log_i2c_write(struct bridge *b, uint16_t addr, const uint8_t *buf,
 			  size_t len, uint8_t res)
 {
+	char when[32];
+	uint32_t frame;
 	size_t i;
 
 	if (res != ISOCAM_I2C_OK) {
@@ -250,11 +252,19 @@ static void log_i2c_write(struct bridge *b, uint16_t addr, const uint8_t *buf,
 			len == 2 ? " (register pointer)" : "");
 		return;
 	}
+	/*
+	 * While streaming, say from which frame the write shows, so a test
+	 * can measure how soon a control change reaches the picture.
+	 */
+	if (video_stream_next_frame(b->video, &frame))
+		snprintf(when, sizeof(when), " (next frame %u)", frame);
+	else
+		when[0] = 0;
 	/* the ic1280 convention: 16-bit big-endian pointer, auto increment */
 	for (i = 2; i < len; i++)
-		emu_log("%s: i2c 0x%02x write reg 0x%04x = 0x%02x", b->name,
+		emu_log("%s: i2c 0x%02x write reg 0x%04x = 0x%02x%s", b->name,
 			addr, (unsigned int)(((buf[0] << 8 | buf[1]) + i - 2) & 0xffff),
-			buf[i]);
+			buf[i], when);
 }
 
 static int vendor_request(struct bridge *b, const struct usb_setup *s,

@@ -195,6 +195,14 @@ static void corrupt_header(uint8_t *pkt, uint64_t nth)
 	}
 }
 
+bool video_stream_next_frame(const struct video_stream *vs, uint32_t *counter)
+{
+	if (!vs->running)
+		return false;
+	*counter = vs->next_counter;
+	return true;
+}
+
 size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 			   uint8_t *pkt, size_t maxlen)
 {

@@ -14,6 +14,7 @@
 #ifndef ISOCAM_EMU_VIDEO_STREAM_H
 #define ISOCAM_EMU_VIDEO_STREAM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,13 @@ void video_stream_set_fault(struct video_stream *vs, struct fault *f);
  */
 size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 			   uint8_t *pkt, size_t maxlen);
+
+/*
+ * While the pipe streams: true, and *counter is the frame the next capture
+ * will carry (settings written now show from that frame on, unless it is
+ * dropped). False while stopped.
+ */
+bool video_stream_next_frame(const struct video_stream *vs, uint32_t *counter);
 
 struct video_stream_stats {
 	uint64_t frames_sent;	/* frames whose EOF packet went out */
