@@ -1,14 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 2 (first slice): ffmpeg captures 300 frames of
-# 640x480 YUYV at 30 fps through isocam, and isocam-check finds every
-# frame counter once and in order, every checksum and every pixel right.
-# Then GREY and RGB565 at 320x240 for 30 frames each, by ffmpeg's own
-# pixel format names.
+# Issue 6, scenario 2: ffmpeg captures 300 frames of 640x480 YUYV at
+# 30 fps through isocam, and isocam-check finds every frame counter once
+# and in order, every checksum and every pixel right. Then every other
+# format and size the node lists, 30 frames each at the fastest rate it
+# lists up to 30 fps, by ffmpeg's own pixel format names.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 
-require_cmd ffmpeg
+require_cmd ffmpeg v4l2-ctl
 
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
@@ -38,6 +38,32 @@ ffcap() {
 }
 
 ffcap yuyv422 640x480 30 300 yuyv
-ffcap gray 320x240 30 30 grey
-ffcap rgb565le 320x240 30 30 rgb565
-log "ffmpeg: all captures checked"
+
+# Every format and size: "FOURCC WxH FPS" with the fastest whole frame
+# rate up to 30 the node lists for that pair.
+combos=$(v4l2-ctl -d "$NODE" --list-formats-ext | awk '
+	/^[[:space:]]*\[[0-9]+\]: / { split($0, q, "\047"); fourcc = q[2] }
+	/Size: Discrete/ { size = $3 }
+	/Interval: Discrete/ {
+		fps = $4; sub(/^\(/, "", fps); fps = int(fps + 0.5)
+		k = fourcc " " size
+		if (fps <= 30 && fps > best[k]) best[k] = fps
+		if (!(k in seen)) { seen[k] = 1; order[n++] = k }
+	}
+	END { for (i = 0; i < n; i++) print order[i], best[order[i]] }')
+[ -n "$combos" ] || fail "v4l2-ctl --list-formats-ext listed nothing"
+n=0
+while read -r fourcc size fps; do
+	case "$fourcc" in
+	YUYV) pixfmt=yuyv422 check=yuyv ;;
+	RGBP) pixfmt=rgb565le check=rgb565 ;;
+	GREY) pixfmt=gray check=grey ;;
+	*) fail "the node lists $fourcc, which this test does not know" ;;
+	esac
+	n=$((n + 1))
+	[ "$fourcc $size" != "YUYV 640x480" ] || continue
+	[ "$fps" -gt 0 ] || fail "$fourcc $size: no frame rate up to 30 fps"
+	ffcap "$pixfmt" "$size" "$fps" 30 "$check"
+done <<<"$combos"
+assert_ge "$n" 12 "format/size pairs the node lists"
+log "ffmpeg: all $n format/size pairs captured and checked"
