@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance, V4L2 conformance: v4l2-compliance -s -f on the
+# Issue 5's acceptance and issue 6's scenario 5, V4L2 conformance: v4l2-compliance -s -f on the
 # isocam video node reports 0 failed and 0 warnings, streaming every
 # format, size and frame interval the node offers. Debian's 6.1 kernel has
 # no CONFIG_VIDEO_ADV_DEBUG, so the debug register ioctls are reported as
@@ -50,6 +50,14 @@ combos=$(v4l2-ctl -d "$NODE" --list-formats-ext | grep -c 'Interval: Discrete')
 streamed=$(grep -a -c 'test MMAP for Format .*, Frame Size ' "$LOG" || true)
 assert_ge "$combos" 60 "format/size/interval combinations the node offers"
 assert_eq "$streamed" "$combos" "combinations v4l2-compliance -f streamed"
+# The one check that needs CONFIG_VIDEO_ADV_DEBUG, said as such.
+adv=$(grep -m1 'test VIDIOC_DBG_G/S_REGISTER' "$LOG" || true)
+assert_match "$adv" ': OK' "the debug register test"
+if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "/boot/config-$(uname -r)" 2>/dev/null; then
+	log "CONFIG_VIDEO_ADV_DEBUG=y: ${adv#"${adv%%[! ]*}"}"
+else
+	log "not run for want of CONFIG_VIDEO_ADV_DEBUG (Debian's kernel lacks it):${adv#*:}"
+fi
 log "v4l2-compliance -f streamed $streamed format/size/interval combinations"
 
 detach_camera

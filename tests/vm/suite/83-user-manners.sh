@@ -1,0 +1,117 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 6, scenario 4: the seed's manners, each by separate processes as
+# a user would meet them.
+#  - A format set with `v4l2-ctl --set-fmt-video` is what a later process
+#    gets: its own --get-fmt-video, a v4l2-ctl capture that sets nothing,
+#    and ffmpeg given only the pixel format (it keeps the set size).
+#  - Two processes hold the device open at once; the idle one cannot
+#    change the format under the streaming one (EBUSY), and closing it
+#    leaves the stream running.
+#  - Closing the streaming one stops the stream: the camera sees alt 0.
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+
+require_cmd v4l2-ctl ffmpeg
+
+CHECK=$ISOCAM_BUILD/isocam-check
+[ -x "$CHECK" ] || fail "$CHECK is not built (make)"
+
+STREAM_PID=
+HOLD_PID=
+cleanup() {
+	set +e
+	[ -z "$STREAM_PID" ] || kill "$STREAM_PID" 2>/dev/null
+	[ -z "$HOLD_PID" ] || kill "$HOLD_PID" 2>/dev/null
+	detach_camera
+	stop_emu
+}
+trap cleanup EXIT
+
+# The alt settings the camera saw selected (emulator -v log), in order.
+emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+camera_start -v
+NODE=$CAMERA_VIDEO
+INTF=$(cam_intf)
+DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+
+step "a format set by one process is what the next one gets"
+v4l2-ctl -d "$NODE" --set-fmt-video=width=320,height=240,pixelformat=GREY ||
+	fail "v4l2-ctl --set-fmt-video failed"
+fmt=$(v4l2-ctl -d "$NODE" --get-fmt-video)
+assert_match "$fmt" "Width/Height[[:space:]]*: 320/240" "size seen by the next process"
+assert_match "$fmt" "Pixel Format[[:space:]]*: 'GREY'" "format seen by the next process"
+v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/tmp/grey.raw \
+	>"$RESULTS/stream-grey.log" 2>&1 || fail "v4l2-ctl capture failed"
+"$CHECK" --format grey --size 320x240 --expect-frames 30 /tmp/grey.raw \
+	>"$RESULTS/check-grey.log" 2>&1 || {
+	cat "$RESULTS/check-grey.log" >&2
+	fail "a capture that sets no format did not get 320x240 GREY"
+}
+log "v4l2-ctl capture: $(tail -n 1 "$RESULTS/check-grey.log")"
+ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format rgb565le \
+	-i "$NODE" -frames:v 30 -fps_mode passthrough -f rawvideo -y /tmp/rgb.raw \
+	2>"$RESULTS/ffmpeg-rgb.log" || fail "ffmpeg failed: $(tail -n 5 "$RESULTS/ffmpeg-rgb.log")"
+"$CHECK" --format rgb565 --size 320x240 --expect-frames 30 --any-start /tmp/rgb.raw \
+	>"$RESULTS/check-rgb.log" 2>&1 || {
+	cat "$RESULTS/check-rgb.log" >&2
+	fail "ffmpeg without -video_size did not get the set 320x240"
+}
+log "ffmpeg capture: $(tail -n 1 "$RESULTS/check-rgb.log")"
+rm -f /tmp/grey.raw /tmp/rgb.raw
+
+step "two processes hold the device open"
+v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-long.log" 2>&1 &
+STREAM_PID=$!
+wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
+# The second process: a shell that opens the node and sleeps.
+bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
+HOLD_PID=$!
+holds() {
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$NODE" ] && return 0
+	done
+	return 1
+}
+wait_for "holds $HOLD_PID" 10 "the second process to open $NODE"
+holds "$STREAM_PID" || fail "the streaming process does not hold $NODE"
+log "pids $STREAM_PID (streaming) and $HOLD_PID (idle) hold $NODE"
+# A third, short-lived one may not change the format under the stream.
+set +e
+out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
+set -e
+assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
+assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
+	"size after a refused S_FMT"
+
+step "closing the idle one leaves the stream running"
+alts=$(emu_alts)
+kill "$HOLD_PID"
+wait "$HOLD_PID" 2>/dev/null || true
+HOLD_PID=
+f1=$(cam_stat frames)
+sleep 1
+f2=$(cam_stat frames)
+assert_ge "$((f2 - f1))" 10 "frames in the second after the idle process closed"
+assert_eq "$(emu_alts)" "$alts" "alt settings the camera saw after the idle close"
+kill -0 "$STREAM_PID" || fail "the streaming process died"
+
+step "closing the streaming one stops the stream"
+# (SIGTERM: a non-interactive shell starts background jobs with SIGINT
+# ignored.)
+kill -TERM "$STREAM_PID"
+wait "$STREAM_PID" 2>/dev/null || true
+STREAM_PID=
+wait_for '[ "$(emu_alts)" != "$alts" ]' 5 "the camera to see an alt change"
+last=$(emu_alts)
+last=${last% }
+assert_eq "${last##* }" 0 "the camera's alt setting after the streamer closed"
+assert_eq "$(cam_stat alt)" 0 "the driver's alt setting"
+f1=$(cam_stat frames)
+sleep 0.5
+assert_eq "$(cam_stat frames)" "$f1" "frames after the stream stopped"
+log "alt settings the camera saw: $(emu_alts)"
