@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/demo.sh: `make demo` (after `make deps` and `make`): boot the test
-# VM, run tests/vm/demo/demo-guest.sh in it (it prints each step), then copy
-# the files it left in its $RESULTS to out/.
+# VM, run tests/vm/demo/demo-guest.sh in it (it plugs the emulated camera,
+# streams 5 s with ffmpeg while changing a control and prints each step),
+# copy what it left to out/, and encode there: demo.mp4 and PNG snapshots
+# of the frames just before and just after the change.
 #   DEMO_OUT   where the files go (default out/)
 # Extra arguments go to tests/vm/run-vm.sh (e.g. --timeout 600).
 set -uo pipefail
@@ -29,6 +31,34 @@ for f in dmesg.log console.log; do
 	[ ! -f "$RUN/$f" ] || cp "$RUN/$f" "$DEST/vm-$f"
 done
 
+# Encode on the host: a second of x264 in the TCG guest costs minutes.
+encode() {
+	local raw=$DEST/demo.yuyv
+	# shellcheck disable=SC1091
+	. "$DEST/demo.env" || return 1
+	local in=(-hide_banner -loglevel error -f rawvideo -pix_fmt yuyv422
+		-video_size "$SIZE" -framerate "$FPS" -i "$raw")
+	echo
+	echo "demo: encoding $FRAMES frames to $DEST/demo.mp4 (H.264)"
+	ffmpeg "${in[@]}" -c:v libx264 -preset veryfast -pix_fmt yuv420p \
+		-movflags +faststart -y "$DEST/demo.mp4" || return 1
+	echo "demo: frame $((CHANGE_FRAME - 1)) (before $CONTROL=$VALUE) -> $DEST/before.png"
+	ffmpeg "${in[@]}" -vf "select=eq(n\\,$((CHANGE_FRAME - 1)))" -fps_mode passthrough \
+		-frames:v 1 -y "$DEST/before.png" || return 1
+	echo "demo: frame $CHANGE_FRAME (after) -> $DEST/after.png"
+	ffmpeg "${in[@]}" -vf "select=eq(n\\,$CHANGE_FRAME)" -fps_mode passthrough \
+		-frames:v 1 -y "$DEST/after.png" || return 1
+	rm -f "$raw"
+}
+if [ "$status" = 0 ]; then
+	if [ -f "$DEST/demo.env" ] && [ -f "$DEST/demo.yuyv" ]; then
+		encode || { echo "demo: encoding failed"; status=1; }
+	else
+		echo "demo: the guest left no capture in $DEST"
+		status=1
+	fi
+fi
+
 echo
 echo "demo: files in $DEST:"
 ls -l "$DEST"
@@ -36,4 +66,4 @@ if [ "$status" != 0 ]; then
 	echo "demo: FAILED (see $RUN)"
 	exit 1
 fi
-echo "demo: ok"
+echo "demo: ok: watch $DEST/demo.mp4; compare $DEST/before.png and $DEST/after.png"

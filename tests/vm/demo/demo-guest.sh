@@ -1,34 +1,90 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The guest half of `make demo` (scripts/demo.sh boots it with run-vm.sh).
-# Each step prints what it does; whatever it writes into $RESULTS is copied
-# to out/ on the host. Today: show the project's modules load. Next: plug
-# the emulated camera over usbip and stream (add steps here, each leaving
-# its files in $RESULTS).
+# The guest half of `make demo` (scripts/demo.sh boots it with run-vm.sh,
+# then encodes what it leaves in $RESULTS on the host): plug the emulated
+# camera over usbip, stream five seconds with ffmpeg and change a control
+# halfway from a second process, and check every captured frame.
+# Leaves in $RESULTS: demo.yuyv (raw 640x480 YUYV), demo.env (size, rate
+# and the frame index where the change shows), timeline.txt, and logs.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+
+require_cmd ffmpeg v4l2-ctl usbip
+
+CHECK=$ISOCAM_BUILD/isocam-check
+[ -x "$CHECK" ] || fail "$CHECK is not built (make)"
+
+SIZE=640x480
+FPS=30
+SECS=5
+FRAMES=$((FPS * SECS))
+CONTROL=brightness
+VALUE=80
 
 demo_step() { printf '\n### %s\n' "$*"; }
 
-demo_step "guest kernel"
-uname -a
-
-demo_step "the project's modules, installed by the harness"
-ls -l "/lib/modules/$(uname -r)/extra/"
-
-demo_step "load them (modprobe resolves their dependencies)"
+demo_step "load the drivers: ic1280 (sensor), isocam (USB bridge)"
 load_isocam_modules
-lsmod | grep -E '^(Module|isocam|ic1280) ' | tee "$RESULTS/lsmod.txt"
+lsmod | grep -E '^(isocam|ic1280) '
 
-demo_step "modinfo"
-for m in $ISOCAM_MODULES; do
-	modinfo "$m"
-	echo
-done | tee "$RESULTS/modinfo.txt"
+demo_step "start the emulated camera: isocam-emu (USB/IP server on port $EMU_PORT)"
+FF_PID=
+cleanup() {
+	set +e
+	[ -z "$FF_PID" ] || kill "$FF_PID" 2>/dev/null
+	detach_camera
+	stop_emu
+}
+trap cleanup EXIT
+start_emu -v
 
-demo_step "kernel log"
-dmesg | grep -iE 'isocam|ic1280' | tee "$RESULTS/dmesg.txt" || echo "(no messages from the modules)"
+demo_step "plug it in: usbip attach -r 127.0.0.1 -b 1-1"
+usbip --tcp-port "$EMU_PORT" list -r 127.0.0.1
+attach_camera 1-1
+wait_for 'camera_video_node >/dev/null' 20 "the camera's video node"
+NODE=$(camera_video_node)
+wait_for "[ -c $NODE ]" 10 "$NODE"
+dmesg | grep -E 'isocam|ic1280' | tail -n 5
+v4l2-ctl -d "$NODE" --info | sed -n '1,6p'
 
-demo_step "unload"
-unload_isocam_modules
-lsmod | grep -E '^(isocam|ic1280) ' || echo "isocam and ic1280 unloaded"
-echo "demo: ok"
+demo_step "stream ${SECS} s with ffmpeg ($SIZE yuyv422 at $FPS fps) into /tmp/demo.yuyv"
+ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format yuyv422 \
+	-video_size "$SIZE" -framerate "$FPS" -i "$NODE" -frames:v "$FRAMES" \
+	-fps_mode passthrough -f rawvideo -y /tmp/demo.yuyv 2>"$RESULTS/ffmpeg.log" &
+FF_PID=$!
+
+demo_step "halfway, from a second process: v4l2-ctl -c $CONTROL=$VALUE"
+# Halfway by the frames ffmpeg has written so far.
+half=$((FRAMES / 2 * ${SIZE%x*} * ${SIZE#*x} * 2))
+wait_for "[ \$(stat -c %s /tmp/demo.yuyv 2>/dev/null || echo 0) -ge $half ]" 30 \
+	"ffmpeg to capture half the frames"
+v4l2-ctl -d "$NODE" -C "$CONTROL"
+v4l2-ctl -d "$NODE" -c "$CONTROL=$VALUE"
+v4l2-ctl -d "$NODE" -C "$CONTROL"
+grep -m1 'write reg .* (next frame' "$CAMERA_EMU_LOG" | sed 's/^/camera: /' || true
+
+wait "$FF_PID" || fail "ffmpeg failed: $(tail -n 5 "$RESULTS/ffmpeg.log")"
+FF_PID=
+
+demo_step "check every frame against the emulator's reference (isocam-check --timeline)"
+"$CHECK" --format yuyv --size "$SIZE" --expect-frames "$FRAMES" --any-start \
+	--timeline /tmp/demo.yuyv >"$RESULTS/timeline.txt" 2>&1 || {
+	cat "$RESULTS/timeline.txt"
+	fail "isocam-check rejected the capture"
+}
+grep -v ': start ' "$RESULTS/timeline.txt"
+change=$(sed -n "s/^frame \([0-9]*\) counter [0-9]*: $CONTROL .*/\1/p" "$RESULTS/timeline.txt" | head -n 1)
+[ -n "$change" ] || fail "the $CONTROL change is not in the captured frames"
+mv /tmp/demo.yuyv "$RESULTS/demo.yuyv"
+cat >"$RESULTS/demo.env" <<EOF
+SIZE=$SIZE
+FPS=$FPS
+FRAMES=$FRAMES
+CONTROL=$CONTROL
+VALUE=$VALUE
+CHANGE_FRAME=$change
+EOF
+
+demo_step "unplug: usbip detach"
+camera_stop
+echo "demo: the camera streamed $FRAMES frames; $CONTROL=$VALUE shows from frame $change"
