@@ -20,6 +20,12 @@
 #                             waits for its video node: $CAMERA_VIDEO
 #   camera_video_node         /dev/videoN of the attached camera (or fails)
 #   camera_stop               detach, stop the emulator
+#   camera_track PID...       background processes (captures, waiters) to
+#                             end before the camera is detached when the
+#                             script exits
+#
+# Sourcing this sets an EXIT trap that ends tracked processes, detaches
+# every camera and stops the emulator, however the script ends.
 #
 # IDs come from include/isocam/usb.h, never retyped here.
 
@@ -38,11 +44,22 @@ EMU_BIN=${ISOCAM_BUILD:-$ISOCAM_ROOT/build}/isocam-emu
 EMU_PORT=${EMU_PORT:-3240}
 EMU_PID=
 _emu_runs=0
+trap _camera_cleanup EXIT
 
-# On exit (also a failed assert), leave no camera attached and no emulator
-# running for the next script. A script's own EXIT trap replaces this one.
+_camera_pids=()
+
+camera_track() {
+	_camera_pids+=("$@")
+}
+
+# On exit (also a failed assert), leave no capture running, no camera
+# attached and no emulator running for the next script. A script's own
+# EXIT trap replaces this one.
 _camera_cleanup() {
 	local port busid
+	# Best effort: nothing here may change the script's exit status.
+	set +e
+	[ ${#_camera_pids[@]} = 0 ] || kill "${_camera_pids[@]}" 2>/dev/null
 	if [ -n "$EMU_PID" ]; then
 		while read -r port busid; do
 			[ -n "$port" ] && usbip detach -p "$port" >/dev/null 2>&1
@@ -56,7 +73,6 @@ _camera_cleanup() {
 
 start_emu() {
 	[ -x "$EMU_BIN" ] || fail "$EMU_BIN is not built (make)"
-	[ -n "$(trap -p EXIT)" ] || trap _camera_cleanup EXIT
 	[ -z "$EMU_PID" ] || fail "start_emu: isocam-emu already runs (pid $EMU_PID)"
 	_emu_runs=$((_emu_runs + 1))
 	CAMERA_EMU_LOG=$RESULTS/isocam-emu-$_emu_runs.log
@@ -110,19 +126,19 @@ _vhci_used_ports() {
 }
 
 find_usb_dev() {
-	local busid=${1:-} port local rec
+	local busid=${1:-} port here rec
 	if [ -z "$busid" ]; then
 		usb_devs | head -n 1 | grep .
 		return
 	fi
 	# usbip attach records "host port busid" in /var/run/vhci_hcd/portN;
 	# vhci's status gives port N's local bus id.
-	while read -r port local; do
+	while read -r port here; do
 		rec=/var/run/vhci_hcd/port$port
 		[ -f "$rec" ] || continue
 		[ "$(awk '{ print $3 }' "$rec")" = "$busid" ] || continue
-		[ -e "/sys/bus/usb/devices/$local" ] || continue
-		readlink -f "/sys/bus/usb/devices/$local"
+		[ -e "/sys/bus/usb/devices/$here" ] || continue
+		readlink -f "/sys/bus/usb/devices/$here"
 		return 0
 	done <<<"$(_vhci_used_ports)"
 	return 1

@@ -43,6 +43,16 @@ no_isocam_left() {
 	done
 }
 
+# driver_setup [EMU ARGS...]: debugfs, vhci-hcd and the modules loaded,
+# the emulator started with ARGS, nothing attached yet (see plug).
+driver_setup() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	modprobe vhci-hcd
+	load_isocam_modules
+	start_emu "$@"
+	wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+}
+
 # plug: attach camera 1-1 and wait for the driver; sets NODE, INTF, DBG.
 plug() {
 	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||

@@ -25,6 +25,7 @@
 #   unload_isocam_modules      modprobe -r them, in reverse order
 #   module_loaded NAME         true if NAME is loaded
 #   kmsg_mark TEXT             write a marker line into the kernel log
+#   holds_open PID PATH        true if process PID has PATH open
 
 set -eu -o pipefail
 
@@ -144,4 +145,12 @@ unload_isocam_modules() {
 		fi
 		assert_module_unloaded "$m"
 	done
+}
+
+holds_open() {
+	local fd
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0
+	done
+	return 1
 }

@@ -28,14 +28,6 @@ load_isocam_modules
 lsmod | grep -E '^(isocam|ic1280) '
 
 demo_step "start the emulated camera: isocam-emu (USB/IP server on port $EMU_PORT)"
-FF_PID=
-cleanup() {
-	set +e
-	[ -z "$FF_PID" ] || kill "$FF_PID" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
 start_emu -v
 
 demo_step "plug it in: usbip attach -r 127.0.0.1 -b 1-1"
@@ -52,6 +44,7 @@ ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format yuyv422 \
 	-video_size "$SIZE" -framerate "$FPS" -i "$NODE" -frames:v "$FRAMES" \
 	-fps_mode passthrough -f rawvideo -y /tmp/demo.yuyv 2>"$RESULTS/ffmpeg.log" &
 FF_PID=$!
+camera_track "$FF_PID"
 
 demo_step "halfway, from a second process: v4l2-ctl -c $CONTROL=$VALUE"
 # Halfway by the frames ffmpeg has written so far.

@@ -10,13 +10,6 @@
 
 require_cmd v4l2-compliance v4l2-ctl
 
-cleanup() {
-	set +e
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
 camera_start
 NODE=$CAMERA_VIDEO
 

@@ -12,20 +12,7 @@
 
 require_cmd v4l2-ctl dd
 
-BG_PID=
-cleanup() {
-	set +e
-	[ -z "$BG_PID" ] || kill "$BG_PID" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-modprobe vhci-hcd
-load_isocam_modules
-start_emu
-wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+driver_setup
 
 step "unplug while streaming, 20 times"
 modes=(--stream-mmap --stream-user --read)
@@ -38,6 +25,7 @@ for i in $(seq 1 20); do
 		v4l2-ctl -d "$NODE" "$mode" --stream-count=1000000 >"$RESULTS/cycle-$i.log" 2>&1 &
 	fi
 	BG_PID=$!
+	camera_track "$BG_PID"
 	# Unplug at a different point of a frame each time.
 	wait_for '[ "$(cam_stat frames 0)" -ge 3 ]' 30 "cycle $i: frames"
 	sleep "0.$((i * 37 % 10))"

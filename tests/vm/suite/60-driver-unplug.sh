@@ -13,20 +13,7 @@
 
 require_cmd v4l2-ctl python3
 
-BG_PID=
-cleanup() {
-	set +e
-	[ -z "$BG_PID" ] || kill "$BG_PID" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-modprobe vhci-hcd
-load_isocam_modules
-start_emu
-wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+driver_setup
 
 step "unplug while idle"
 plug
@@ -61,6 +48,7 @@ EOF
 rm -f /tmp/ready /tmp/go
 python3 /tmp/holdfd.py "$NODE" /tmp/ready /tmp/go &
 BG_PID=$!
+camera_track "$BG_PID"
 wait_for '[ -e /tmp/ready ]' 10 "the holder to open $NODE"
 unplug
 touch /tmp/go
@@ -76,6 +64,7 @@ plug
 	done
 ) &
 BG_PID=$!
+camera_track "$BG_PID"
 sleep 2
 kill -0 "$BG_PID" 2>/dev/null || fail "the control loop ended before the unplug"
 unplug

@@ -11,13 +11,6 @@
 
 require_cmd usbip v4l2-ctl i2ctransfer
 
-cleanup() {
-	set +e
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
 regs_h=$ISOCAM_ROOT/include/isocam/ic1280_regs.h
 hdr() { awk -v n="$1" '$1 == "#define" && $2 == n { print $3 }' "$regs_h"; }
 SENSOR_ADDR=$(printf '0x%02x' "$(($(hdr IC1280_I2C_ADDR)))")
@@ -26,16 +19,13 @@ CHIP_REG=$(printf '0x%02x 0x%02x' $((REG >> 8)) $((REG & 0xff)))
 CHIP_ID=$(printf '0x%02x 0x%02x' "$(($(hdr IC1280_CHIP_ID) >> 8))" "$(($(hdr IC1280_CHIP_ID) & 0xff))")
 
 modprobe i2c-dev
-modprobe vhci-hcd
-load_isocam_modules
-start_emu
-wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+driver_setup
 
 # The camera's nodes as sysfs says, or nothing yet: VIDEO, I2C (/dev
 # paths) and the sensor's i2c client.
 find_nodes() {
 	local intf a v c
-	VIDEO= I2C= SENSOR=
+	VIDEO='' I2C='' SENSOR=''
 	intf=$(cam_intf) || return 1
 	for v in "$intf"/video4linux/video*; do
 		[ -c "/dev/${v##*/}" ] && VIDEO=/dev/${v##*/}
@@ -87,3 +77,4 @@ for i in 1 2 3; do
 	unplug
 done
 log "slowest plug: $worst ms to the video node, i2c node and controls"
+stop_emu

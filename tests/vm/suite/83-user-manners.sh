@@ -18,17 +18,6 @@ require_cmd v4l2-ctl ffmpeg
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
-STREAM_PID=
-HOLD_PID=
-cleanup() {
-	set +e
-	[ -z "$STREAM_PID" ] || kill "$STREAM_PID" 2>/dev/null
-	[ -z "$HOLD_PID" ] || kill "$HOLD_PID" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
 # The alt settings the camera saw selected (emulator -v log), in order.
 emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
 
@@ -66,19 +55,14 @@ rm -f /tmp/grey.raw /tmp/rgb.raw
 step "two processes hold the device open"
 v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-long.log" 2>&1 &
 STREAM_PID=$!
+camera_track "$STREAM_PID"
 wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
 # The second process: a shell that opens the node and sleeps.
 bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
 HOLD_PID=$!
-holds() {
-	local fd
-	for fd in /proc/"$1"/fd/*; do
-		[ "$(readlink "$fd" 2>/dev/null)" = "$NODE" ] && return 0
-	done
-	return 1
-}
-wait_for "holds $HOLD_PID" 10 "the second process to open $NODE"
-holds "$STREAM_PID" || fail "the streaming process does not hold $NODE"
+camera_track "$HOLD_PID"
+wait_for "holds_open $HOLD_PID $NODE" 10 "the second process to open $NODE"
+holds_open "$STREAM_PID" "$NODE" || fail "the streaming process does not hold $NODE"
 log "pids $STREAM_PID (streaming) and $HOLD_PID (idle) hold $NODE"
 # A third, short-lived one may not change the format under the stream.
 set +e
@@ -115,3 +99,4 @@ f1=$(cam_stat frames)
 sleep 0.5
 assert_eq "$(cam_stat frames)" "$f1" "frames after the stream stopped"
 log "alt settings the camera saw: $(emu_alts)"
+camera_stop

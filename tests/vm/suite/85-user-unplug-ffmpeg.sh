@@ -15,20 +15,7 @@
 
 require_cmd ffmpeg usbip
 
-FF_PID=
-cleanup() {
-	set +e
-	[ -z "$FF_PID" ] || kill "$FF_PID" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-modprobe vhci-hcd
-load_isocam_modules
-start_emu
-wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
+driver_setup
 
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
@@ -45,6 +32,7 @@ for i in $(seq 1 "$CYCLES"); do
 	ffmpeg -hide_banner -nostdin -loglevel error "${xerror[@]}" -f v4l2 -input_format "$pixfmt" \
 		-video_size "$size" -i "$NODE" -f rawvideo -y /dev/null 2>"$flog" &
 	FF_PID=$!
+	camera_track "$FF_PID"
 	# Unplug at a different point of a frame each time.
 	wait_for '[ "$(cam_stat frames 0)" -ge 5 ]' 30 "cycle $i: ffmpeg's frames"
 	sleep "0.$((i * 37 % 10))"
@@ -76,3 +64,4 @@ plug
 v4l2-ctl -d "$NODE" --stream-mmap --stream-count=10 --stream-to=/dev/null >/dev/null 2>&1 ||
 	fail "streaming after $CYCLES unplugs failed"
 unplug
+stop_emu

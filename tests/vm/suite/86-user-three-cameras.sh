@@ -14,15 +14,6 @@ require_cmd ffmpeg usbip v4l2-ctl
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
-PIDS=()
-cleanup() {
-	set +e
-	[ ${#PIDS[@]} = 0 ] || kill "${PIDS[@]}" 2>/dev/null
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
 N=3
 FRAMES=90
 load_isocam_modules
@@ -58,6 +49,7 @@ for i in $(seq 0 $((N - 1))); do
 		-fps_mode passthrough -f rawvideo -y "/tmp/cam$i.raw" \
 		2>"$RESULTS/ffmpeg-cam$i.log" &
 	PIDS+=($!)
+	camera_track $!
 done
 for i in $(seq 0 $((N - 1))); do
 	wait "${PIDS[$i]}" || fail "ffmpeg on ${NODES[$i]} failed: $(tail -n 5 "$RESULTS/ffmpeg-cam$i.log")"
@@ -76,3 +68,4 @@ done
 kill -USR1 "$EMU_PID"
 sleep 0.5
 grep -E 'cam[0-9]+:.*(frames|MB/s)' "$CAMERA_EMU_LOG" | tail -n "$N" || true
+camera_stop
