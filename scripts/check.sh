@@ -9,7 +9,8 @@
 #                 tests/fuzz/corpus/<name>/ when present) and counts once
 #   VM_TIMEOUT    per guest script limit for the VM suite (default 300)
 # Then the VM harness self-test (tests/vm/selftest.sh, counts once) and the
-# VM suite: every tests/vm/suite/*.sh in ONE boot, each script one result.
+# VM suite: every tests/vm/suite/*.sh in ONE boot, each script one result;
+# then `make demo`'s script, checked for the files it promises (one result).
 # Logs go to build/check/. The last line is `N passed, N failed`; the exit
 # status is non-zero if anything failed or nothing ran.
 set -uo pipefail
@@ -126,6 +127,29 @@ else
 		bad "vm suite (run-vm.sh exit status $vm_status, no summary)"
 	fi
 fi
+
+# --- make demo's run, in its own boot: what it promises is there ------------
+section "demo (scripts/demo.sh)"
+demo_out=$LOGS/demo-out
+DEMO_OUT=$demo_out "$ROOT/scripts/demo.sh" -q 2>&1 | tee "$LOGS/demo.log"
+demo_status=${PIPESTATUS[0]}
+demo_ok=1
+[ "$demo_status" = 0 ] || demo_ok=0
+for f in demo.mp4 before.png after.png; do
+	[ -s "$demo_out/$f" ] || { echo "check: demo left no $f"; demo_ok=0; }
+done
+if [ "$demo_ok" = 1 ] && cmp -s "$demo_out/before.png" "$demo_out/after.png"; then
+	echo "check: demo's before.png and after.png are the same picture"
+	demo_ok=0
+fi
+if [ "$demo_ok" = 1 ]; then
+	frames=$(ffprobe -v error -count_frames -select_streams v:0 \
+		-show_entries stream=nb_read_frames -of csv=p=0 "$demo_out/demo.mp4")
+	want=$(. "$demo_out/demo.env" && echo "$FRAMES")
+	[ "$frames" = "$want" ] || { echo "check: demo.mp4 has $frames frames, not $want"; demo_ok=0; }
+	echo "check: demo.mp4 holds $frames frames; before.png and after.png differ"
+fi
+if [ "$demo_ok" = 1 ]; then ok; else bad "demo (see $LOGS/demo.log)"; fi
 
 # --- verdict ------------------------------------------------------------------
 section "summary ($(($(date +%s) - t0))s, logs in $LOGS)"
