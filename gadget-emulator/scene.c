@@ -134,6 +134,28 @@ static uint8_t sat8(int64_t v)
 	return (uint8_t)clamp32(v, 0, 255);
 }
 
+struct scene_params scene_params_default(uint8_t fmt, uint16_t w, uint16_t h)
+{
+	struct scene_params p;
+
+	memset(&p, 0, sizeof(p));
+	p.format = fmt;
+	p.width = w;
+	p.height = h;
+	p.brightness = IC1280_BRIGHTNESS_DEFAULT;
+	p.contrast = IC1280_CONTRAST_DEFAULT;
+	p.saturation = IC1280_SATURATION_DEFAULT;
+	p.hue = IC1280_HUE_DEFAULT;
+	p.exposure = IC1280_EXPOSURE_DEFAULT;
+	p.gain = IC1280_GAIN_DEFAULT;
+	p.red_gain = IC1280_WB_GAIN_DEFAULT;
+	p.blue_gain = IC1280_WB_GAIN_DEFAULT;
+	p.aec = IC1280_AEC_DEFAULT;
+	p.awb = IC1280_AWB_DEFAULT;
+	p.frame_length = IC1280_FLL_DEFAULT;
+	return p;
+}
+
 size_t scene_frame_size(const struct scene_params *p)
 {
 	size_t px = (size_t)p->width * p->height;

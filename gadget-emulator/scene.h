@@ -27,6 +27,9 @@ struct scene_params {
 	uint16_t frame_length;	/* FRAME_LENGTH_LINES (for the stamp) */
 };
 
+/* The sensor's power-on settings as effective params, in fmt at w x h. */
+struct scene_params scene_params_default(uint8_t fmt, uint16_t w, uint16_t h);
+
 struct scene;
 
 struct scene *scene_new(void);

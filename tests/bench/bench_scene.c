@@ -31,25 +31,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static struct scene_params params(uint16_t w, uint16_t h)
-{
-	struct scene_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.format = IC1280_FMT_YUYV;
-	p.width = w;
-	p.height = h;
-	p.contrast = 128;
-	p.saturation = 128;
-	p.exposure = IC1280_EXPOSURE_DEFAULT;
-	p.gain = IC1280_GAIN_DEFAULT;
-	p.red_gain = 128;
-	p.blue_gain = 128;
-	p.aec = p.awb = 1;
-	p.frame_length = IC1280_FLL_DEFAULT;
-	return p;
-}
-
 /* Keeps the compiler from dropping work whose result nobody reads. */
 static volatile uint8_t sink;
 
@@ -190,7 +171,8 @@ int main(void)
 	printf("%-16s %10s %8s %8s %8s %8s %8s\n", "", "us", "cold", "warm",
 	       "change", "change", "");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		struct scene_params p = params(sizes[i].w, sizes[i].h);
+		struct scene_params p = scene_params_default(IC1280_FMT_YUYV,
+							  sizes[i].w, sizes[i].h);
 		double mc, cold, warm, rebuild, geom, st;
 
 		mc = t_memcpy(scene_frame_size(&p), sizes[i].n);

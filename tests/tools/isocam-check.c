@@ -109,26 +109,6 @@ static bool parse_long(const char *s, long min, long max, long *v)
 	return !errno && end != s && !*end && *v >= min && *v <= max;
 }
 
-/* The sensor's power-on settings, as effective params. */
-static void default_params(struct scene_params *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->format = IC1280_FMT_YUYV;
-	p->width = IC1280_DEFAULT_WIDTH;
-	p->height = IC1280_DEFAULT_HEIGHT;
-	p->brightness = IC1280_BRIGHTNESS_DEFAULT;
-	p->contrast = IC1280_CONTRAST_DEFAULT;
-	p->saturation = IC1280_SATURATION_DEFAULT;
-	p->hue = IC1280_HUE_DEFAULT;
-	p->exposure = IC1280_EXPOSURE_DEFAULT;
-	p->gain = IC1280_GAIN_DEFAULT;
-	p->red_gain = IC1280_WB_GAIN_DEFAULT;
-	p->blue_gain = IC1280_WB_GAIN_DEFAULT;
-	p->aec = IC1280_AEC_DEFAULT;
-	p->awb = IC1280_AWB_DEFAULT;
-	p->frame_length = IC1280_FLL_DEFAULT;
-}
-
 static bool apply_set(struct scene_params *p, const char *kv)
 {
 	const char *eq = strchr(kv, '=');
@@ -442,7 +422,8 @@ int main(int argc, char **argv)
 
 	memset(&c, 0, sizeof(c));
 	c.expect_frames = -1;
-	default_params(&rp);
+	rp = scene_params_default(IC1280_FMT_YUYV, IC1280_DEFAULT_WIDTH,
+					  IC1280_DEFAULT_HEIGHT);
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':

@@ -32,26 +32,6 @@ struct run {
 	char out[8192];
 };
 
-static struct scene_params params(uint8_t fmt)
-{
-	struct scene_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.format = fmt;
-	p.width = W;
-	p.height = H;
-	p.contrast = 128;
-	p.saturation = 128;
-	p.exposure = IC1280_EXPOSURE_DEFAULT;
-	p.gain = IC1280_GAIN_DEFAULT;
-	p.red_gain = 128;
-	p.blue_gain = 128;
-	p.aec = 1;
-	p.awb = 1;
-	p.frame_length = IC1280_FLL_DEFAULT;
-	return p;
-}
-
 static char path[64];
 
 static int setup(void **state)
@@ -81,7 +61,7 @@ static void write_capture(uint8_t fmt, const uint32_t *counters, unsigned int n,
 			  const int8_t *bright, mangle_fn mangle)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = params(fmt);
+	struct scene_params p = scene_params_default(fmt, W, H);
 	size_t size = scene_frame_size(&p);
 	uint8_t *f = malloc(size);
 	FILE *o = fopen(path, "wb");
@@ -304,7 +284,7 @@ static void test_timeline(void **state)
 
 static void test_render(void **state)
 {
-	struct scene_params p = params(IC1280_FMT_RGB565);
+	struct scene_params p = scene_params_default(IC1280_FMT_RGB565, W, H);
 	struct scene *sc = scene_new();
 	size_t size = scene_frame_size(&p);
 	uint8_t *want = malloc(size), *got = malloc(size + 1);

@@ -20,26 +20,6 @@
 
 #define STAMP ISOCAM_STAMP_LEN
 
-static struct scene_params defaults(uint8_t fmt, uint16_t w, uint16_t h)
-{
-	struct scene_params p;
-
-	memset(&p, 0, sizeof(p));
-	p.format = fmt;
-	p.width = w;
-	p.height = h;
-	p.contrast = 128;
-	p.saturation = 128;
-	p.exposure = IC1280_EXPOSURE_DEFAULT;
-	p.gain = IC1280_GAIN_DEFAULT;
-	p.red_gain = 128;
-	p.blue_gain = 128;
-	p.aec = 1;
-	p.awb = 1;
-	p.frame_length = IC1280_FLL_DEFAULT;
-	return p;
-}
-
 /* Render into a fresh buffer (freed by the caller). */
 static uint8_t *render(struct scene *sc, const struct scene_params *p,
 		       uint32_t counter)
@@ -85,7 +65,7 @@ static void assert_sum_ok(const uint8_t *f, size_t size)
 
 static void test_frame_size(void **state)
 {
-	struct scene_params p = defaults(IC1280_FMT_YUYV, 640, 480);
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, 640, 480);
 
 	(void)state;
 	assert_int_equal(scene_frame_size(&p), 640 * 480 * 2);
@@ -100,18 +80,18 @@ static void test_frame_size(void **state)
 static void test_rejects_bad_params(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_YUYV, 161, 120);
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, 161, 120);
 	uint8_t buf[161 * 120 * 2];
 
 	(void)state;
 	assert_int_equal(scene_render(sc, &p, 0, buf), -1);	/* odd YUYV */
-	p = defaults(IC1280_FMT_COUNT, 160, 120);
+	p = scene_params_default(IC1280_FMT_COUNT, 160, 120);
 	assert_int_equal(scene_render(sc, &p, 0, buf), -1);
-	p = defaults(IC1280_FMT_GREY, 0, 120);
+	p = scene_params_default(IC1280_FMT_GREY, 0, 120);
 	assert_int_equal(scene_render(sc, &p, 0, buf), -1);
-	p = defaults(IC1280_FMT_GREY, 4, 4);	/* smaller than the stamp */
+	p = scene_params_default(IC1280_FMT_GREY, 4, 4);	/* smaller than the stamp */
 	assert_int_equal(scene_render(sc, &p, 0, buf), -1);
-	p = defaults(IC1280_FMT_GREY, 160, 120);
+	p = scene_params_default(IC1280_FMT_GREY, 160, 120);
 	p.test_pattern = IC1280_TP_COUNT;
 	assert_int_equal(scene_render(sc, &p, 0, buf), -1);
 	scene_free(sc);
@@ -127,7 +107,7 @@ static void test_deterministic(void **state)
 
 	(void)state;
 	for (i = 0; i < 3; i++) {
-		struct scene_params p = defaults(fmts[i], 320, 240);
+		struct scene_params p = scene_params_default(fmts[i], 320, 240);
 		struct scene_params q = p;
 		uint8_t *f1, *f2, *f3, *f4;
 
@@ -155,7 +135,7 @@ static void test_deterministic(void **state)
 static void test_stamp_round_trip(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_RGB565, 320, 240), q;
+	struct scene_params p = scene_params_default(IC1280_FMT_RGB565, 320, 240), q;
 	uint32_t counter, sum;
 	uint8_t *f;
 
@@ -216,7 +196,7 @@ static void test_stamp_round_trip(void **state)
 static void test_motion(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_GREY, 640, 480);
+	struct scene_params p = scene_params_default(IC1280_FMT_GREY, 640, 480);
 	uint8_t *f0 = render(sc, &p, 0), *f5 = render(sc, &p, 5);
 	size_t x, y;
 
@@ -239,7 +219,7 @@ static void test_brightness_moves_luma(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		struct scene_params p = defaults(fmts[i], 320, 240);
+		struct scene_params p = scene_params_default(fmts[i], 320, 240);
 		uint8_t *f0 = render(sc, &p, 3), *fp, *fm;
 		double m0 = mean_luma(&p, f0);
 
@@ -260,7 +240,7 @@ static void test_brightness_moves_luma(void **state)
 static void test_exposure_gain_scale(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_GREY, 320, 240);
+	struct scene_params p = scene_params_default(IC1280_FMT_GREY, 320, 240);
 	uint8_t *f;
 	double m_def, m_half, m_dbl, m_gain;
 
@@ -302,8 +282,8 @@ static double luma_spread(const struct scene_params *p, const uint8_t *f)
 static void test_contrast_saturation_hue(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_GREY, 320, 240);
-	struct scene_params y = defaults(IC1280_FMT_YUYV, 320, 240);
+	struct scene_params p = scene_params_default(IC1280_FMT_GREY, 320, 240);
+	struct scene_params y = scene_params_default(IC1280_FMT_YUYV, 320, 240);
 	uint8_t *f0, *f1;
 	size_t i;
 
@@ -339,7 +319,7 @@ static void test_contrast_saturation_hue(void **state)
 static void test_white_balance(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_YUYV, 320, 240);
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, 320, 240);
 	uint8_t *f0, *f1;
 
 	(void)state;
@@ -359,7 +339,7 @@ static void test_white_balance(void **state)
 static void test_flips_mirror(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_YUYV, 320, 240);
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, 320, 240);
 	struct scene_params h = p, v = p;
 	uint8_t *f, *fh, *fv;
 	size_t x, y, row = 320 * 2;
@@ -394,9 +374,9 @@ static void test_flips_mirror(void **state)
 static void test_patterns(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params p = defaults(IC1280_FMT_YUYV, 320, 240);
-	struct scene_params g = defaults(IC1280_FMT_GREY, 320, 240);
-	struct scene_params r = defaults(IC1280_FMT_RGB565, 320, 240);
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, 320, 240);
+	struct scene_params g = scene_params_default(IC1280_FMT_GREY, 320, 240);
+	struct scene_params r = scene_params_default(IC1280_FMT_RGB565, 320, 240);
 	uint8_t *f, *f2;
 	size_t i, x;
 
@@ -459,8 +439,8 @@ static void test_patterns(void **state)
 static void test_grey_is_yuyv_luma(void **state)
 {
 	struct scene *sc = scene_new();
-	struct scene_params y = defaults(IC1280_FMT_YUYV, 160, 120);
-	struct scene_params g = defaults(IC1280_FMT_GREY, 160, 120);
+	struct scene_params y = scene_params_default(IC1280_FMT_YUYV, 160, 120);
+	struct scene_params g = scene_params_default(IC1280_FMT_GREY, 160, 120);
 	uint8_t *fy, *fg;
 	size_t i;
 
