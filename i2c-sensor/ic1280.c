@@ -155,28 +155,19 @@ static const struct regmap_access_table ic1280_wr_table = {
 	.n_yes_ranges = ARRAY_SIZE(ic1280_wr_ranges),
 };
 
-static const struct regmap_range ic1280_rd_ranges[] = {
+/* Read-only registers; every writable one reads back too. */
+static const struct regmap_range ic1280_ro_ranges[] = {
 	regmap_reg_range(IC1280_REG_CHIP_ID_H, IC1280_REG_REVISION),
-	regmap_reg_range(IC1280_REG_MODE_SELECT, IC1280_REG_MODE_SELECT),
-	regmap_reg_range(IC1280_REG_SOFTWARE_RESET, IC1280_REG_SOFTWARE_RESET),
-	regmap_reg_range(IC1280_REG_OUTPUT_FORMAT, IC1280_REG_OUTPUT_FORMAT),
-	regmap_reg_range(IC1280_REG_X_OUTPUT_SIZE_H, IC1280_REG_Y_OUTPUT_SIZE_L),
-	regmap_reg_range(IC1280_REG_FRAME_LENGTH_H, IC1280_REG_LINE_LENGTH_L),
-	regmap_reg_range(IC1280_REG_AWB_ENABLE, IC1280_REG_BLUE_GAIN),
-	regmap_reg_range(IC1280_REG_EXPOSURE_H, IC1280_REG_EXPOSURE_L),
-	regmap_reg_range(IC1280_REG_AEC_ENABLE, IC1280_REG_AEC_ENABLE),
-	regmap_reg_range(IC1280_REG_ANALOG_GAIN, IC1280_REG_ANALOG_GAIN),
-	regmap_reg_range(IC1280_REG_FLIP, IC1280_REG_FLIP),
-	regmap_reg_range(IC1280_REG_PLF, IC1280_REG_PLF),
-	regmap_reg_range(IC1280_REG_BRIGHTNESS, IC1280_REG_SATURATION),
-	regmap_reg_range(IC1280_REG_HUE_H, IC1280_REG_HUE_L),
-	regmap_reg_range(IC1280_REG_TEST_PATTERN, IC1280_REG_TEST_PATTERN),
+	regmap_reg_range(IC1280_REG_LINE_LENGTH_H, IC1280_REG_LINE_LENGTH_L),
 };
 
-static const struct regmap_access_table ic1280_rd_table = {
-	.yes_ranges = ic1280_rd_ranges,
-	.n_yes_ranges = ARRAY_SIZE(ic1280_rd_ranges),
-};
+static bool ic1280_readable_reg(struct device *dev, unsigned int reg)
+{
+	return regmap_reg_in_ranges(reg, ic1280_ro_ranges,
+				    ARRAY_SIZE(ic1280_ro_ranges)) ||
+	       regmap_reg_in_ranges(reg, ic1280_wr_ranges,
+				    ARRAY_SIZE(ic1280_wr_ranges));
+}
 
 /* No cache: the sensor is the truth, and every write must reach it. */
 static const struct regmap_config ic1280_regmap_config = {
@@ -184,7 +175,7 @@ static const struct regmap_config ic1280_regmap_config = {
 	.val_bits = 8,
 	.max_register = IC1280_REG_MAX,
 	.wr_table = &ic1280_wr_table,
-	.rd_table = &ic1280_rd_table,
+	.readable_reg = ic1280_readable_reg,
 	.cache_type = REGCACHE_NONE,
 };
 

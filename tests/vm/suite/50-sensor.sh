@@ -173,6 +173,29 @@ assert_eq "$cell" UU "i2cdetect cell at $ADDR_HEX"
 others=$(awk 'NR > 1 { for (i = 2; i <= NF; i++) if ($i != "--" && $i != "UU") print $i }' "$RESULTS/i2cdetect.log")
 assert_eq "$others" "" "other addresses answering on i2c-$BUS"
 
+step "regmap: the read-only registers and every writable one read, nothing else"
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+REGS=/sys/kernel/debug/regmap/$CLIENT_NAME/registers
+assert_file "$REGS"
+cat "$REGS" >"$RESULTS/regmap.txt"
+# reg_val REG: the value regmap's debugfs shows for REG (hex), or nothing.
+reg_val() { awk -v r="$(printf '%04x' "$1")" -F': ' '$1 == r { print $2 }' "$RESULTS/regmap.txt"; }
+hex8() { printf '%02x' $(($1 & 0xff)); }
+assert_eq "$(reg_val "${N[IC1280_REG_CHIP_ID_H]}")" "$(hex8 $((N[IC1280_CHIP_ID] >> 8)))" "CHIP_ID_H (read only)"
+assert_eq "$(reg_val "${N[IC1280_REG_CHIP_ID_L]}")" "$(hex8 "${N[IC1280_CHIP_ID]}")" "CHIP_ID_L (read only)"
+assert_eq "$(reg_val "${N[IC1280_REG_LINE_LENGTH_L]}")" "$(hex8 "${N[IC1280_LINE_LENGTH_PCK]}")" \
+	"LINE_LENGTH_L (read only)"
+assert_eq "$(reg_val "${N[IC1280_REG_CONTRAST]}")" "$(hex8 "${N[IC1280_CONTRAST_DEFAULT]}")" "CONTRAST (writable)"
+assert_eq "$(reg_val "${N[IC1280_REG_TEST_PATTERN]}")" 00 "TEST_PATTERN (writable)"
+# Exactly the registers the header names, no more.
+want=$(for name in "${!N[@]}"; do
+	if [[ "$name" == IC1280_REG_* ]] && [ "$name" != IC1280_REG_MAX ]; then
+		printf '%04x\n' "${N[$name]}"
+	fi
+done | sort -u | tr '\n' ' ')
+assert_eq "$(cut -d: -f1 "$RESULTS/regmap.txt" | sort | tr '\n' ' ')" "$want" "registers regmap can read"
+log "regmap reads the header's $(wc -l <"$RESULTS/regmap.txt") registers, no others"
+
 step "--list-ctrls-menus: every sensor control with the register map's ranges"
 v4l2-ctl -d "$NODE" --list-ctrls-menus >"$RESULTS/ctrls.txt"
 cat "$RESULTS/ctrls.txt"
