@@ -18,8 +18,11 @@
 #                             modules loaded, emulator started with ARGS,
 #                             camera 1-1 attached; unless --expect-fail,
 #                             waits for its video node: $CAMERA_VIDEO
-#   camera_video_node         /dev/videoN of the attached camera (or fails)
+#   camera_video_node [BUSID] /dev/videoN of the camera imported from BUSID
+#                             (default: the first found), or fails
 #   camera_stop               detach, stop the emulator
+#   emu_alts                  the alt settings the camera saw selected, in
+#                             order (the emulator must run with -v)
 #   camera_track PID...       background processes (captures, waiters) to
 #                             end before the camera is detached when the
 #                             script exits
@@ -168,9 +171,13 @@ detach_camera() {
 	wait_for '[ -z "$(usb_devs)" ]' 20 "the camera's USB devices to go away"
 }
 
+emu_alts() {
+	sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '
+}
+
 camera_video_node() {
 	local dev v
-	dev=$(find_usb_dev) || return 1
+	dev=$(find_usb_dev "${1:-}") || return 1
 	for v in /sys/class/video4linux/video*; do
 		[ -e "$v/device" ] || continue
 		case "$(readlink -f "$v/device")" in

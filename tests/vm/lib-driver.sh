@@ -43,6 +43,13 @@ no_isocam_left() {
 	done
 }
 
+# driver_debugfs: debugfs mounted; INTF, DBG of the bound camera.
+driver_debugfs() {
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	INTF=$(cam_intf) || fail "no interface bound to isocam"
+	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+}
+
 # driver_setup [EMU ARGS...]: debugfs, vhci-hcd and the modules loaded,
 # the emulator started with ARGS, nothing attached yet (see plug).
 driver_setup() {
@@ -58,8 +65,7 @@ plug() {
 	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
 		fail "usbip attach failed"
 	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
-	INTF=$(cam_intf)
-	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+	driver_debugfs
 }
 
 # unplug: detach port 0 and wait until every trace of the driver is gone.

@@ -26,6 +26,10 @@
 #   module_loaded NAME         true if NAME is loaded
 #   kmsg_mark TEXT             write a marker line into the kernel log
 #   holds_open PID PATH        true if process PID has PATH open
+#   run_compliance LOG WHAT ARGS...
+#                              v4l2-compliance ARGS into LOG; its "Total for
+#                              WHAT..." line must be there; sets status,
+#                              summary, total, succeeded, failed, warnings
 
 set -eu -o pipefail
 
@@ -153,4 +157,23 @@ holds_open() {
 		[ "$(readlink "$fd" 2>/dev/null)" = "$2" ] && return 0
 	done
 	return 1
+}
+
+run_compliance() {
+	local log=$1 what=$2
+	shift 2
+	set +e
+	v4l2-compliance "$@" >"$log" 2>&1
+	status=$?
+	set -e
+	summary=$(grep -a -m1 "^Total for $what" "$log" || true)
+	[ -n "$summary" ] || {
+		tail -n 40 "$log" >&2
+		fail "no 'Total for $what' summary from v4l2-compliance (status $status)"
+	}
+	echo "$summary"
+	grep -aoE '(fail|warn): [^	]*' "$log" | head -n 20 || true
+	read -r total succeeded failed warnings <<<"$(sed -n \
+		's/.*: \([0-9]*\), Succeeded: \([0-9]*\), Failed: \([0-9]*\), Warnings: \([0-9]*\).*/\1 \2 \3 \4/p' \
+		<<<"$summary")"
 }

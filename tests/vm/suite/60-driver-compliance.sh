@@ -12,35 +12,14 @@
 
 require_cmd v4l2-compliance v4l2-ctl
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 camera_start
 NODE=$CAMERA_VIDEO
-INTF=$(cam_intf)
-DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
-
-# run_compliance LOG: run it, set status, summary, total, succeeded,
-# failed, warnings.
-run_compliance() {
-	set +e
-	v4l2-compliance -d "$NODE" -s -f >"$1" 2>&1
-	status=$?
-	set -e
-	summary=$(grep -m1 "^Total for isocam device $NODE:" "$1" || true)
-	[ -n "$summary" ] || {
-		tail -n 40 "$1" >&2
-		fail "no summary line from v4l2-compliance (status $status)"
-	}
-	echo "$summary"
-	grep -aoE '(fail|warn): [^	]*' "$1" | head -n 20 || true
-	read -r total succeeded failed warnings <<<"$(sed -n \
-		's/.*: \([0-9]*\), Succeeded: \([0-9]*\), Failed: \([0-9]*\), Warnings: \([0-9]*\).*/\1 \2 \3 \4/p' \
-		<<<"$summary")"
-}
+driver_debugfs
 
 step "v4l2-compliance -d $NODE -s -f"
 LOG=$RESULTS/v4l2-compliance.log
 drops0=$(cam_stat dropped_frames)
-run_compliance "$LOG"
+run_compliance "$LOG" "isocam device $NODE:" -d "$NODE" -s -f
 # One allowance, for the emulated machine's sake: when every warning is a
 # frame sequence gap and the driver counted that many frames dropped for
 # want of a queued buffer, v4l2-compliance was too slow to requeue (it
@@ -52,7 +31,7 @@ if [ "$failed" = 0 ] && [ "$warnings" -gt 0 ] && [ "$gaps" = "$warnings" ] &&
 	[ "$drops" -ge "$gaps" ]; then
 	log "$gaps sequence gap(s), $drops frame(s) dropped with no buffer queued: v4l2-compliance fell behind; once more"
 	LOG=$RESULTS/v4l2-compliance-2.log
-	run_compliance "$LOG"
+	run_compliance "$LOG" "isocam device $NODE:" -d "$NODE" -s -f
 fi
 assert_eq "$failed" 0 "v4l2-compliance failures"
 assert_eq "$warnings" 0 "v4l2-compliance warnings"

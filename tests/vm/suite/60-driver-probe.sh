@@ -23,8 +23,6 @@ CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
 # --- driver-side helpers (the camera's in lib-camera.sh) ---------------------
-# emu_alts: the alt settings the emulator saw selected, in order (needs -v).
-emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
 kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p"; }
 
 cleanup() {
@@ -36,12 +34,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 modprobe i2c-dev
 camera_start -v
 NODE=$CAMERA_VIDEO
-INTF=$(cam_intf)
-DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+driver_debugfs
 
 step "nodes"
 assert_eq "$(readlink -f "/sys/class/video4linux/${NODE#/dev/}/device")" "$(readlink -f "$INTF")" \

@@ -23,11 +23,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 camera_start
 NODE=$CAMERA_VIDEO
-INTF=$(cam_intf)
-DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+driver_debugfs
 log "camera at $NODE, counters in $DBG"
 
 # The first stream after boot pays for TCG translating the code paths of

@@ -21,11 +21,9 @@ CHECK=$ISOCAM_BUILD/isocam-check
 regs_h=$ISOCAM_ROOT/include/isocam/ic1280_regs.h
 FLIP_H=$(($(awk '$1 == "#define" && $2 == "IC1280_FLIP_H" { print $3 }' "$regs_h")))
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 camera_start -v
 NODE=$CAMERA_VIDEO
-INTF=$(cam_intf)
-DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+driver_debugfs
 
 # Manual exposure: with auto exposure on, the sensor owns exposure and
 # gain and exposure_time_absolute is inactive.

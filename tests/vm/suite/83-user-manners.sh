@@ -18,14 +18,9 @@ require_cmd v4l2-ctl ffmpeg
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
-# The alt settings the camera saw selected (emulator -v log), in order.
-emu_alts() { sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '; }
-
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 camera_start -v
 NODE=$CAMERA_VIDEO
-INTF=$(cam_intf)
-DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
+driver_debugfs
 
 step "a format set by one process is what the next one gets"
 v4l2-ctl -d "$NODE" --set-fmt-video=width=320,height=240,pixelformat=GREY ||

@@ -19,22 +19,14 @@ FRAMES=90
 load_isocam_modules
 start_emu --count "$N"
 
-# node_of USBDEV: the /dev/videoN under that USB device's interface.
-node_of() {
-	local v
-	for v in "$1"/*:1.0/video4linux/video*; do
-		[ -c "/dev/${v##*/}" ] && { echo "/dev/${v##*/}"; return 0; }
-	done
-	return 1
-}
-
 step "attach $N cameras"
 NODES=()
 for i in $(seq 1 "$N"); do
 	attach_camera "1-$i"
 	dev=$(find_usb_dev "1-$i")
-	wait_for "node_of $dev >/dev/null" 20 "camera 1-$i's video node"
-	node=$(node_of "$dev")
+	wait_for "camera_video_node 1-$i >/dev/null" 20 "camera 1-$i's video node"
+	node=$(camera_video_node "1-$i")
+	wait_for "[ -c $node ]" 10 "$node"
 	NODES+=("$node")
 	log "camera 1-$i: $node, serial $(cat "$dev/serial"), $(echo "$dev"/*:1.0/i2c-* | sed 's|.*/||')"
 done
