@@ -203,18 +203,26 @@ int usbip_import_req_decode(const uint8_t *buf, size_t len,
 	return get_str(busid, buf + USBIP_OP_COMMON_LEN, USBIP_BUSID_LEN);
 }
 
-size_t usbip_import_rep_encode(uint8_t out[USBIP_IMPORT_REP_LEN],
-			       const struct usbip_usb_device *d)
+size_t usbip_import_rep_refuse(uint8_t out[USBIP_IMPORT_REP_LEN],
+			       uint32_t status)
 {
 	struct usbip_op_common op = {
 		.version = USBIP_VERSION,
 		.code = USBIP_OP_REP_IMPORT,
-		.status = d ? USBIP_OP_STATUS_OK : USBIP_OP_STATUS_ERROR,
+		.status = status,
 	};
 
+	/* as usbipd: a refusal is the op header alone, no device */
 	usbip_op_common_encode(out, &op);
+	return USBIP_OP_COMMON_LEN;
+}
+
+size_t usbip_import_rep_encode(uint8_t out[USBIP_IMPORT_REP_LEN],
+			       const struct usbip_usb_device *d)
+{
 	if (!d)
-		return USBIP_OP_COMMON_LEN;
+		return usbip_import_rep_refuse(out, USBIP_OP_STATUS_ERROR);
+	usbip_import_rep_refuse(out, USBIP_OP_STATUS_OK);
 	usbip_device_encode(out + USBIP_OP_COMMON_LEN, d);
 	return USBIP_IMPORT_REP_LEN;
 }

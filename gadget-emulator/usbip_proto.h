@@ -19,8 +19,16 @@
 #define USBIP_OP_REP_DEVLIST		0x0005
 #define USBIP_OP_REQ_IMPORT		0x8003
 #define USBIP_OP_REP_IMPORT		0x0003
-#define USBIP_OP_STATUS_OK		0
-#define USBIP_OP_STATUS_ERROR		1
+/*
+ * op_common.status, as usbipd sends it (tools/usb/usbip/libsrc/
+ * usbip_common.h ST_*); usbip attach prints the matching text, e.g.
+ * "Attach Request for 1-9 failed - Device not found".
+ */
+#define USBIP_OP_STATUS_OK		0	/* ST_OK */
+#define USBIP_OP_STATUS_ERROR		1	/* ST_NA: "Request Failed" */
+#define USBIP_OP_STATUS_DEV_BUSY	2	/* "Device busy (exported)" */
+#define USBIP_OP_STATUS_DEV_ERR		3	/* "Device in error state" */
+#define USBIP_OP_STATUS_NODEV		4	/* "Device not found" */
 
 #define USBIP_OP_COMMON_LEN		8
 #define USBIP_BUSID_LEN			32
@@ -147,6 +155,9 @@ int usbip_import_req_decode(const uint8_t *buf, size_t len,
  */
 size_t usbip_import_rep_encode(uint8_t out[USBIP_IMPORT_REP_LEN],
 			       const struct usbip_usb_device *d);
+/* A refusal with status (one of USBIP_OP_STATUS_*, not OK). */
+size_t usbip_import_rep_refuse(uint8_t out[USBIP_IMPORT_REP_LEN],
+			       uint32_t status);
 
 /* --- URB traffic --- */
 void usbip_header_encode(uint8_t out[USBIP_HEADER_LEN],

@@ -279,9 +279,10 @@ static void serve_devlist(struct usbip_server *s, int fd, const char *peer)
 	free(buf);
 }
 
+/* NULL with *why and the usbipd status code for the refusal. */
 static struct emu_camera *claim_camera(struct usbip_server *s,
 				       const char *busid, const char *peer,
-				       const char **why)
+				       const char **why, uint32_t *status)
 {
 	struct emu_camera *cam = NULL;
 	unsigned int i;
@@ -291,12 +292,14 @@ static struct emu_camera *claim_camera(struct usbip_server *s,
 			cam = &s->cam[i];
 	if (!cam) {
 		*why = "no such bus id";
+		*status = USBIP_OP_STATUS_NODEV;
 		return NULL;
 	}
 	pthread_mutex_lock(&cam->lock);
 	if (cam->in_use) {
 		pthread_mutex_unlock(&cam->lock);
 		*why = "already imported by another client";
+		*status = USBIP_OP_STATUS_DEV_BUSY;
 		return NULL;
 	}
 	if (cam->powered_before) {
@@ -306,6 +309,7 @@ static struct emu_camera *claim_camera(struct usbip_server *s,
 		if (!nb) {
 			pthread_mutex_unlock(&cam->lock);
 			*why = "out of memory";
+			*status = USBIP_OP_STATUS_ERROR;
 			return NULL;
 		}
 		bridge_free(cam->bridge);
@@ -337,6 +341,7 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 	char busid[USBIP_BUSID_LEN];
 	struct emu_camera *cam;
 	const char *why = NULL;
+	uint32_t status;
 	size_t n;
 
 	memcpy(rest, req, USBIP_OP_COMMON_LEN);
@@ -351,10 +356,11 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 		write_full(fd, rep, n);
 		return;
 	}
-	cam = claim_camera(s, busid, peer, &why);
+	cam = claim_camera(s, busid, peer, &why, &status);
 	if (!cam) {
-		emu_log("client %s: import of %s refused: %s", peer, busid, why);
-		n = usbip_import_rep_encode(rep, NULL);
+		emu_log("client %s: import of %s refused: %s (status %u)", peer,
+			busid, why, status);
+		n = usbip_import_rep_refuse(rep, status);
 		write_full(fd, rep, n);
 		return;
 	}

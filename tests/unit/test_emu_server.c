@@ -45,6 +45,7 @@ struct conn {
 	int fd;			/* client end */
 	int server_fd;
 	uint32_t seq;
+	uint32_t devid;		/* busnum << 16 | devnum, from the import */
 };
 
 static struct usbip_server *srv;
@@ -115,6 +116,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* 0 once imported, else the refusal's status (usbipd's ST_* codes). */
 static int import(struct conn *c, const char *busid)
 {
 	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
@@ -126,11 +128,15 @@ static int import(struct conn *c, const char *busid)
 	assert_int_equal(recv_exact(c->fd, rep, USBIP_OP_COMMON_LEN), 0);
 	assert_int_equal(usbip_op_common_decode(rep, 8, &op), 0);
 	assert_int_equal(op.code, USBIP_OP_REP_IMPORT);
-	if (op.status != USBIP_OP_STATUS_OK)
-		return -1;
+	if (op.status != USBIP_OP_STATUS_OK) {
+		/* as usbipd: the status alone, then the connection closes */
+		assert_int_equal(recv_exact(c->fd, rep, 1), -1);
+		return (int)op.status;
+	}
 	assert_int_equal(recv_exact(c->fd, rep + 8, USBIP_DEVICE_LEN), 0);
 	assert_int_equal(usbip_device_decode(rep + 8, USBIP_DEVICE_LEN, &d), 0);
 	assert_string_equal(d.busid, busid);
+	c->devid = d.busnum << 16 | d.devnum;
 	assert_int_equal(d.speed, USBIP_SPEED_HIGH);
 	assert_int_equal(d.idVendor, ISOCAM_USB_VID);
 	assert_int_equal(d.idProduct, ISOCAM_USB_PID);
@@ -176,7 +182,7 @@ static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
 	h.seqnum = c->seq++;
-	h.devid = 0x10001;
+	h.devid = c->devid;
 	h.direction = in ? USBIP_DIR_IN : USBIP_DIR_OUT;
 	h.u.cmd_submit.transfer_buffer_length = len;
 	usb_setup_encode(h.u.cmd_submit.setup, &s);
@@ -228,7 +234,7 @@ static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
 	h.seqnum = c->seq++;
-	h.devid = 0x10001;
+	h.devid = c->devid;
 	h.direction = USBIP_DIR_IN;
 	h.ep = 1;
 	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
@@ -264,6 +270,7 @@ static void send_unlink(struct conn *c, uint32_t victim, uint32_t *seq)
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_UNLINK;
 	h.seqnum = c->seq++;
+	h.devid = c->devid;
 	h.u.cmd_unlink.seqnum = victim;
 	usbip_header_encode(buf, &h);
 	send_all(c->fd, buf, sizeof(buf));
@@ -375,13 +382,13 @@ static void test_import_refusals(void **state)
 
 	(void)state;
 	conn_open(&x);
-	assert_int_equal(import(&x, "1-9"), -1);
+	assert_int_equal(import(&x, "1-9"), USBIP_OP_STATUS_NODEV);
 	conn_close(&x);
 
 	conn_open(&a);
 	assert_int_equal(import(&a, "1-1"), 0);
 	conn_open(&b);
-	assert_int_equal(import(&b, "1-1"), -1);	/* busy */
+	assert_int_equal(import(&b, "1-1"), USBIP_OP_STATUS_DEV_BUSY);
 	conn_close(&b);
 	conn_open(&b);
 	assert_int_equal(import(&b, "1-2"), 0);	/* the other camera */

@@ -111,6 +111,12 @@ static void test_import(void **state)
 	assert_memory_equal(&back, &d, sizeof(d));
 	assert_int_equal(usbip_import_rep_encode(rep, NULL), 8);
 	assert_int_equal(be32(rep + 4), USBIP_OP_STATUS_ERROR);
+	/* usbipd's codes, as usbip attach decodes them */
+	assert_int_equal(usbip_import_rep_refuse(rep, USBIP_OP_STATUS_NODEV), 8);
+	assert_int_equal(be32(rep + 4), 4);
+	assert_int_equal(rep[2] << 8 | rep[3], USBIP_OP_REP_IMPORT);
+	assert_int_equal(usbip_import_rep_refuse(rep, USBIP_OP_STATUS_DEV_BUSY), 8);
+	assert_int_equal(be32(rep + 4), 2);
 
 	memset(rep + 8, 'x', 256);	/* unterminated path */
 	assert_int_equal(usbip_device_decode(rep + 8, 312, &back), -1);
