@@ -960,6 +960,11 @@ static struct i2c_driver ic1280_driver = {
 	.driver = {
 		.name = IC1280_NAME,
 		.pm = &ic1280_pm_ops,
+		/*
+		 * The bridge's control handler refers to our controls: an
+		 * unbind through sysfs would free them under it.
+		 */
+		.suppress_bind_attrs = true,
 	},
 	.probe_new = ic1280_probe,
 	.remove = ic1280_remove,
