@@ -20,6 +20,9 @@
 
 #include "isocam.h"
 
+/* Where unplug leaves the work that may wait on userspace. */
+static struct workqueue_struct *isocam_wq;
+
 static const struct usb_device_id isocam_id_table[] = {
 	{ USB_DEVICE_AND_INTERFACE_INFO(ISOCAM_USB_VID, ISOCAM_USB_PID,
 					ISOCAM_USB_IFACE_CLASS,
@@ -96,6 +99,12 @@ static int isocam_parse_alts(struct isocam_dev *dev)
 			dev->ifnum);
 		return -ENODEV;
 	}
+	/* Without a zero-bandwidth alt the device could never be idle. */
+	if (!usb_altnum_to_altsetting(intf, 0)) {
+		dev_err(d, "interface %u has no alt setting 0 to idle in; refusing it\n",
+			dev->ifnum);
+		return -ENODEV;
+	}
 	for (num = 1; num < dev->num_alts; num++)
 		dev_dbg(d, "alt %u: %u bytes per microframe\n", num,
 			dev->alt_bytes[num]);
@@ -139,6 +148,9 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "packet_errors:    %u\n", st.packet_errors);
 	seq_printf(s, "resubmit_errors:  %u\n", st.resubmit_errors);
 	seq_printf(s, "enospc_fallbacks: %u\n", st.enospc_fallbacks);
+	seq_printf(s, "bad_urbs:         %u\n", st.bad_urbs);
+	seq_printf(s, "bad_descs:        %u\n", st.bad_descs);
+	seq_printf(s, "stream_failures:  %u\n", st.stream_failures);
 	seq_printf(s, "i2c_transfers:    %u\n", READ_ONCE(dev->i2c_transfers));
 	seq_printf(s, "i2c_errors:       %u\n", READ_ONCE(dev->i2c_errors));
 	return 0;
@@ -168,6 +180,8 @@ static void isocam_debugfs_init(struct isocam_dev *dev)
 			    &isocam_alts_fops);
 	debugfs_create_u32("sim_max_alt", 0644, dev->debugfs,
 			   &dev->sim_max_alt);
+	debugfs_create_bool("sim_enospc_submit", 0644, dev->debugfs,
+			    &dev->sim_enospc_submit);
 }
 
 /* The last reference is gone: nothing can reach the device any more. */
@@ -193,6 +207,12 @@ static void isocam_release(struct v4l2_device *v4l2_dev)
 static void isocam_sensor_teardown(struct isocam_dev *dev)
 {
 	v4l2_ctrl_handler_free(&dev->ctrl_handler);
+	/*
+	 * Leave an empty, working handler: a file handle subscribed to
+	 * control events looks its controls up in it when it is closed,
+	 * which may be long after the unplug.
+	 */
+	v4l2_ctrl_handler_init(&dev->ctrl_handler, 0);
 	dev->sd = NULL;
 	v4l2_device_unregister(&dev->v4l2_dev);
 }
@@ -215,9 +235,7 @@ static int isocam_probe(struct usb_interface *intf,
 		return -ENOMEM;
 	}
 	mutex_init(&dev->lock);
-	spin_lock_init(&dev->slock);
-	dev->error_state = VB2_BUF_STATE_ERROR;
-	INIT_LIST_HEAD(&dev->queued);
+	isocam_stream_init(dev);
 	dev->intf = intf;
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
 	dev->ifnum = intf->cur_altsetting->desc.bInterfaceNumber;
@@ -332,8 +350,8 @@ static void isocam_disconnect(struct usb_interface *intf)
 	isocam_sensor_teardown(dev);
 	mutex_unlock(&dev->lock);
 
-	/* Blocks while someone holds /dev/i2c-N open, as i2c-dev wants. */
-	isocam_i2c_unregister(dev);
+	/* Transfers now fail with -ENODEV; the adapter goes when it can. */
+	isocam_i2c_unregister_async(dev, isocam_wq);
 
 	usb_set_intfdata(intf, NULL);
 	v4l2_device_put(&dev->v4l2_dev);
@@ -345,7 +363,28 @@ static struct usb_driver isocam_driver = {
 	.disconnect = isocam_disconnect,
 	.id_table = isocam_id_table,
 };
-module_usb_driver(isocam_driver);
+static int __init isocam_init(void)
+{
+	int ret;
+
+	isocam_wq = alloc_workqueue("isocam", 0, 0);
+	if (!isocam_wq)
+		return -ENOMEM;
+	ret = usb_register(&isocam_driver);
+	if (ret)
+		destroy_workqueue(isocam_wq);
+	return ret;
+}
+
+static void __exit isocam_exit(void)
+{
+	usb_deregister(&isocam_driver);
+	/* Waits for adapters still held open at unplug to go. */
+	destroy_workqueue(isocam_wq);
+}
+
+module_init(isocam_init);
+module_exit(isocam_exit);
 
 MODULE_DESCRIPTION("isocam USB camera bridge");
 MODULE_AUTHOR("isocam project");

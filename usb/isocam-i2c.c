@@ -16,6 +16,10 @@
 
 #include "isocam.h"
 
+/* Bounds of one request's timeout, whatever I2C_TIMEOUT asked for. */
+#define ISOCAM_I2C_TIMEOUT_MIN_MS	10U
+#define ISOCAM_I2C_TIMEOUT_MAX_MS	5000U
+
 static int isocam_i2c_ctrl(struct isocam_dev *dev, u8 request, bool in,
 			   u16 addr, void *buf, u16 len)
 {
@@ -23,7 +27,12 @@ static int isocam_i2c_ctrl(struct isocam_dev *dev, u8 request, bool in,
 				 usb_sndctrlpipe(dev->udev, 0);
 	u8 type = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
 		  USB_RECIP_INTERFACE;
-	int timeout = jiffies_to_msecs(dev->adapter.timeout);
+	/*
+	 * I2C_TIMEOUT from userspace sets adapter.timeout, 0 included, and
+	 * usb_control_msg() waits forever on 0: keep it within bounds.
+	 */
+	int timeout = clamp(jiffies_to_msecs(READ_ONCE(dev->adapter.timeout)),
+			    ISOCAM_I2C_TIMEOUT_MIN_MS, ISOCAM_I2C_TIMEOUT_MAX_MS);
 
 	return usb_control_msg(dev->udev, pipe, request, type, addr,
 			       dev->ifnum, len ? buf : NULL, len, timeout);
@@ -141,11 +150,28 @@ static const struct i2c_adapter_quirks isocam_i2c_quirks = {
 	.max_write_len = ISOCAM_I2C_MAX_XFER,
 };
 
+/* The adapter's device is out of sysfs (i2c_del_adapter may still wait). */
+static int isocam_i2c_notify(struct notifier_block *nb, unsigned long action,
+			     void *data)
+{
+	struct isocam_dev *dev = container_of(nb, struct isocam_dev, i2c_nb);
+
+	if (action == BUS_NOTIFY_REMOVED_DEVICE && data == &dev->adapter.dev)
+		complete(&dev->i2c_gone);
+	return NOTIFY_DONE;
+}
+
 int isocam_i2c_register(struct isocam_dev *dev)
 {
 	struct i2c_adapter *adap = &dev->adapter;
 	char path[32];
 	int ret;
+
+	init_completion(&dev->i2c_gone);
+	dev->i2c_nb.notifier_call = isocam_i2c_notify;
+	ret = bus_register_notifier(&i2c_bus_type, &dev->i2c_nb);
+	if (ret)
+		return ret;
 
 	usb_make_path(dev->udev, path, sizeof(path));
 	adap->owner = THIS_MODULE;
@@ -161,16 +187,48 @@ int isocam_i2c_register(struct isocam_dev *dev)
 	if (ret) {
 		dev_err(&dev->intf->dev, "cannot register i2c adapter: %d\n",
 			ret);
+		bus_unregister_notifier(&i2c_bus_type, &dev->i2c_nb);
 		return ret;
 	}
 	dev->adapter_registered = true;
 	return 0;
 }
 
+/* Returns once every /dev/i2c-N holder has closed. */
 void isocam_i2c_unregister(struct isocam_dev *dev)
 {
 	if (!dev->adapter_registered)
 		return;
 	i2c_del_adapter(&dev->adapter);
+	bus_unregister_notifier(&i2c_bus_type, &dev->i2c_nb);
 	dev->adapter_registered = false;
+}
+
+static void isocam_i2c_del_work(struct work_struct *work)
+{
+	struct isocam_dev *dev = container_of(work, struct isocam_dev,
+					      i2c_del_work);
+
+	isocam_i2c_unregister(dev);
+	v4l2_device_put(&dev->v4l2_dev);
+}
+
+/*
+ * For unplug: i2c_del_adapter() waits until every process that holds
+ * /dev/i2c-N open has closed it, and unplug must not wait for userspace.
+ * So the adapter goes from wq, holding a reference on the isocam_dev that
+ * contains it, and this waits only until it has left sysfs: after the
+ * return the USB core removes our interface, the adapter's parent.
+ */
+void isocam_i2c_unregister_async(struct isocam_dev *dev,
+				 struct workqueue_struct *wq)
+{
+	if (!dev->adapter_registered)
+		return;
+	INIT_WORK(&dev->i2c_del_work, isocam_i2c_del_work);
+	v4l2_device_get(&dev->v4l2_dev);
+	queue_work(wq, &dev->i2c_del_work);
+	if (!wait_for_completion_timeout(&dev->i2c_gone, 10 * HZ))
+		dev_warn(&dev->intf->dev, "i2c adapter %s is still in sysfs after 10 s\n",
+			 dev_name(&dev->adapter.dev));
 }

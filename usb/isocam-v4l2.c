@@ -368,7 +368,9 @@ static int isocam_g_parm(struct file *file, void *fh,
 		return -EINVAL;
 	memset(cp, 0, sizeof(*cp));
 	cp->capability = V4L2_CAP_TIMEPERFRAME;
-	cp->timeperframe = dev->timeperframe;
+	/* A stream that fell back to a smaller alt runs slower than set. */
+	cp->timeperframe = dev->streaming ? dev->stream_tpf :
+					    dev->timeperframe;
 	cp->readbuffers = ISOCAM_READ_BUFFERS;
 	return 0;
 }

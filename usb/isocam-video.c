@@ -3,10 +3,18 @@
  * isocam USB bridge driver: isochronous streaming.
  *
  * Stream start picks the smallest alt setting whose bandwidth carries the
- * current format at the current frame interval, keeps num_urbs URBs of
- * num_packets packets each in flight, and hands every packet to the core
- * frame assembler, which lends itself vb2 buffers through the ops below.
+ * current format at the current frame interval (smaller alts at longer
+ * intervals when the host refuses bandwidth), starts the sensor, then
+ * keeps num_urbs URBs of num_packets packets each in flight. Every packet
+ * that passes the checks of core/iso_packet.h goes to the core frame
+ * assembler, which lends itself vb2 buffers through the ops below.
+ *
+ * A stream that cannot go on (no URB left in flight, or no frame for
+ * stall_ms) is ended for the application: vb2_queue_error() makes DQBUF
+ * fail with EIO and poll() report EPOLLERR until STREAMOFF, and one
+ * dev_err says why. It never stalls silently.
  */
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/usb.h>
@@ -15,6 +23,7 @@
 
 #include <isocam/usb.h>
 
+#include "iso_packet.h"
 #include "isocam.h"
 
 /*
@@ -36,19 +45,34 @@ module_param(num_packets, uint, 0644);
 MODULE_PARM_DESC(num_packets,
 		 "packets (microframes) per URB (1-128, default 32)");
 
-/* ---- frame assembler ops: called under dev->slock ---- */
+static unsigned int stall_ms = 3000;
+module_param(stall_ms, uint, 0644);
+MODULE_PARM_DESC(stall_ms,
+		 "end a stream that delivers no frame for this long (ms; at least 3 frame intervals; default 3000)");
+
+/*
+ * The watchdog counts ticks, not elapsed time: a guest that was frozen
+ * for seconds wakes with one late tick, not a stall.
+ */
+#define ISOCAM_WATCHDOG_MS	250
+
+/* ---- frame assembler ops: called from URB completion ---- */
 
 static bool isocam_get_buf(void *priv, struct isocam_asm_buf *ab)
 {
 	struct isocam_dev *dev = priv;
 	struct isocam_buffer *buf;
+	unsigned long flags;
 	u32 seq = dev->sequence++;
 
+	spin_lock_irqsave(&dev->slock, flags);
 	buf = list_first_entry_or_null(&dev->queued, struct isocam_buffer,
 				       list);
+	if (buf)
+		list_del(&buf->list);
+	spin_unlock_irqrestore(&dev->slock, flags);
 	if (!buf)
 		return false;
-	list_del(&buf->list);
 
 	buf->vb.sequence = seq;
 	/* Start of exposure is unknown; the first packet's arrival is close. */
@@ -68,11 +92,20 @@ static void isocam_buf_done(void *priv, struct isocam_asm_buf *ab,
 {
 	struct isocam_dev *dev = priv;
 	struct isocam_buffer *buf = ab->cookie;
+	enum vb2_buffer_state state = error ? VB2_BUF_STATE_ERROR :
+					      VB2_BUF_STATE_DONE;
+	unsigned long flags;
 
 	buf->vb.field = V4L2_FIELD_NONE;
 	vb2_set_plane_payload(&buf->vb.vb2_buf, 0, bytesused);
-	vb2_buffer_done(&buf->vb.vb2_buf,
-			error ? dev->error_state : VB2_BUF_STATE_DONE);
+	spin_lock_irqsave(&dev->slock, flags);
+	if (dev->starting) {
+		buf->state = state;
+		list_add_tail(&buf->list, &dev->held);
+	} else {
+		vb2_buffer_done(&buf->vb.vb2_buf, state);
+	}
+	spin_unlock_irqrestore(&dev->slock, flags);
 }
 
 static const struct isocam_asm_ops isocam_asm_ops = {
@@ -80,18 +113,158 @@ static const struct isocam_asm_ops isocam_asm_ops = {
 	.buf_done = isocam_buf_done,
 };
 
+/* ---- the stream's end for the application ---- */
+
+/* True for the first caller only, who says why with one dev_err. */
+static bool isocam_stream_fail(struct isocam_dev *dev)
+{
+	unsigned long flags;
+	bool first;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	first = !dev->stream_failed;
+	dev->stream_failed = true;
+	if (first)
+		dev->stats.stream_failures++;
+	spin_unlock_irqrestore(&dev->slock, flags);
+	if (first) {
+		WRITE_ONCE(dev->urbs_live, false);
+		vb2_queue_error(&dev->queue);
+	}
+	return first;
+}
+
+static u32 isocam_frames_seen(const struct isocam_asm_stats *s)
+{
+	return s->frames + s->error_frames + s->dropped_frames;
+}
+
+static void isocam_watchdog(struct work_struct *work)
+{
+	struct isocam_dev *dev = container_of(to_delayed_work(work),
+					      struct isocam_dev, watchdog);
+	u32 tpf_ms = DIV_ROUND_UP_ULL((u64)dev->stream_tpf.numerator * 1000,
+				      dev->stream_tpf.denominator);
+	u32 limit_ms = max(READ_ONCE(stall_ms), 3 * tpf_ms);
+	struct isocam_asm_stats as;
+	unsigned long flags;
+	u64 urbs;
+	u32 seen;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	as = dev->asm_snap;
+	urbs = dev->stats.urbs;
+	spin_unlock_irqrestore(&dev->slock, flags);
+
+	seen = isocam_frames_seen(&as);
+	if (seen != dev->wd_progress) {
+		dev->wd_progress = seen;
+		dev->wd_idle = 0;
+	} else if (++dev->wd_idle * ISOCAM_WATCHDOG_MS >= limit_ms) {
+		if (isocam_stream_fail(dev))
+			dev_err(&dev->intf->dev, "stream stopped: no frame for %u ms (URBs completed %llu, packets %llu, bad headers %llu, out of sync %u, bus errors %u); STREAMOFF to recover\n",
+				limit_ms, urbs, as.packets, as.bad_packets,
+				as.out_of_sync, as.bus_errors);
+		return;
+	}
+	schedule_delayed_work(&dev->watchdog,
+			      msecs_to_jiffies(ISOCAM_WATCHDOG_MS));
+}
+
 /* ---- URBs ---- */
+
+/* Feed a completed URB's packets to the assembler, trusting no field. */
+static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
+{
+	unsigned int np = dev->num_packets, i;
+	int count = urb->number_of_packets;
+	u32 bad = 0, errors = 0;
+	unsigned long flags;
+	u64 now;
+
+	if (!isocam_iso_count_ok(count, np)) {
+		isocam_asm_packet_error(&dev->assembler);
+		spin_lock_irqsave(&dev->slock, flags);
+		dev->stats.bad_urbs++;
+		spin_unlock_irqrestore(&dev->slock, flags);
+		dev_warn_ratelimited(&dev->intf->dev, "URB completed with %d packets of %u submitted; dropped\n",
+				     count, np);
+		return;
+	}
+
+	now = ktime_get_ns();
+	for (i = 0; i < count; i++) {
+		const struct usb_iso_packet_descriptor *ud =
+			&urb->iso_frame_desc[i];
+		struct isocam_iso_desc d = {
+			.offset = ud->offset,
+			.length = ud->length,
+			.actual_length = ud->actual_length,
+			.status = ud->status,
+		};
+		u32 len;
+
+		/* Packet i arrived (count - 1 - i) uframes ago. */
+		dev->pkt_ts = now - (u64)(count - 1 - i) *
+				    (NSEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC);
+		switch (isocam_iso_check(&d, i, dev->packet_bytes,
+					 np * dev->packet_bytes, &len)) {
+		case ISOCAM_ISO_OK:
+			isocam_asm_packet(&dev->assembler,
+					  (const u8 *)urb->transfer_buffer +
+					  d.offset, len);
+			break;
+		case ISOCAM_ISO_BAD:
+			if (!bad++)
+				dev_warn_ratelimited(&dev->intf->dev, "URB packet %u: offset %u length %u actual_length %u, submitted %u %u; dropped\n",
+						     i, d.offset, d.length,
+						     d.actual_length,
+						     i * dev->packet_bytes,
+						     dev->packet_bytes);
+			isocam_asm_packet_error(&dev->assembler);
+			break;
+		case ISOCAM_ISO_BUS_ERROR:
+			errors++;
+			isocam_asm_packet_error(&dev->assembler);
+			break;
+		}
+	}
+
+	spin_lock_irqsave(&dev->slock, flags);
+	dev->stats.urbs++;
+	dev->stats.bad_descs += bad;
+	dev->stats.packet_errors += errors;
+	dev->asm_snap = dev->assembler.stats;
+	spin_unlock_irqrestore(&dev->slock, flags);
+}
+
+/* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
+static void isocam_urb_reset(struct isocam_dev *dev, struct urb *urb)
+{
+	unsigned int j;
+
+	urb->number_of_packets = dev->num_packets;
+	urb->transfer_buffer_length = dev->num_packets * dev->packet_bytes;
+	urb->interval = 1;	/* microframes, checked at probe */
+	urb->actual_length = 0;
+	for (j = 0; j < dev->num_packets; j++) {
+		urb->iso_frame_desc[j].offset = j * dev->packet_bytes;
+		urb->iso_frame_desc[j].length = dev->packet_bytes;
+		urb->iso_frame_desc[j].actual_length = 0;
+		urb->iso_frame_desc[j].status = 0;
+	}
+}
 
 static void isocam_urb_complete(struct urb *urb)
 {
 	struct isocam_dev *dev = urb->context;
 	unsigned long flags;
-	u64 now;
-	int i, ret;
+	int ret;
 
 	switch (urb->status) {
 	case 0:
 	case -EXDEV:		/* some packets failed: their status tells */
+		isocam_urb_packets(dev, urb);
 		break;
 	case -ENOENT:		/* killed */
 	case -ECONNRESET:	/* unlinked */
@@ -99,48 +272,40 @@ static void isocam_urb_complete(struct urb *urb)
 	case -ENODEV:
 		return;
 	default:
+		/* The whole URB is lost: so is the frame in progress. */
+		isocam_asm_packet_error(&dev->assembler);
 		spin_lock_irqsave(&dev->slock, flags);
 		dev->stats.urb_errors++;
 		spin_unlock_irqrestore(&dev->slock, flags);
 		dev_warn_ratelimited(&dev->intf->dev, "URB error %d\n",
 				     urb->status);
-		goto resubmit;
+		break;
 	}
 
-	now = ktime_get_ns();
-	spin_lock_irqsave(&dev->slock, flags);
-	dev->stats.urbs++;
-	for (i = 0; i < urb->number_of_packets; i++) {
-		const struct usb_iso_packet_descriptor *d =
-			&urb->iso_frame_desc[i];
-
-		/* Packet i arrived (number_of_packets - 1 - i) uframes ago. */
-		dev->pkt_ts = now - (u64)(urb->number_of_packets - 1 - i) *
-				    (NSEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC);
-		if (d->status) {
-			dev->stats.packet_errors++;
-			isocam_asm_packet_error(&dev->assembler);
-			continue;
-		}
-		isocam_asm_packet(&dev->assembler,
-				  (const u8 *)urb->transfer_buffer + d->offset,
-				  min(d->actual_length, d->length));
-	}
-	spin_unlock_irqrestore(&dev->slock, flags);
-
-resubmit:
+	if (!READ_ONCE(dev->urbs_live))
+		return;
+	isocam_urb_reset(dev, urb);
+	usb_anchor_urb(urb, &dev->anchor);
 	ret = usb_submit_urb(urb, GFP_ATOMIC);
-	if (ret && ret != -EPERM && ret != -ENODEV && ret != -ESHUTDOWN) {
-		spin_lock_irqsave(&dev->slock, flags);
-		dev->stats.resubmit_errors++;
-		spin_unlock_irqrestore(&dev->slock, flags);
-		dev_err_ratelimited(&dev->intf->dev,
-				    "URB resubmit failed: %d\n", ret);
-	}
+	if (!ret)
+		return;
+	usb_unanchor_urb(urb);
+	/* Killed, or the device is going: stop and disconnect handle it. */
+	if (ret == -EPERM || ret == -ENODEV || ret == -ESHUTDOWN)
+		return;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	dev->stats.resubmit_errors++;
+	spin_unlock_irqrestore(&dev->slock, flags);
+	dev_err_ratelimited(&dev->intf->dev, "URB resubmit failed: %d\n", ret);
+	if (usb_anchor_empty(&dev->anchor) && isocam_stream_fail(dev))
+		dev_err(&dev->intf->dev, "stream stopped: no URB left in flight (the last resubmit failed with %d); STREAMOFF to recover\n",
+			ret);
 }
 
 static void isocam_free_urbs(struct isocam_dev *dev)
 {
+	unsigned int size = dev->num_packets * dev->packet_bytes;
 	unsigned int i;
 
 	for (i = 0; i < dev->num_urbs; i++) {
@@ -148,8 +313,8 @@ static void isocam_free_urbs(struct isocam_dev *dev)
 
 		if (!urb)
 			continue;
-		usb_free_coherent(dev->udev, urb->transfer_buffer_length,
-				  urb->transfer_buffer, urb->transfer_dma);
+		usb_free_coherent(dev->udev, size, urb->transfer_buffer,
+				  urb->transfer_dma);
 		usb_free_urb(urb);
 		dev->urbs[i] = NULL;
 	}
@@ -162,7 +327,7 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 	unsigned int np = clamp(num_packets, 1U,
 				(unsigned int)ISOCAM_MAX_PACKETS);
 	unsigned int size = np * dev->packet_bytes;
-	unsigned int i, j;
+	unsigned int i;
 
 	dev->num_packets = np;
 	for (i = 0; i < n; i++) {
@@ -181,14 +346,8 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 		urb->context = dev;
 		urb->pipe = usb_rcvisocpipe(dev->udev, dev->ep_num);
 		urb->transfer_flags = URB_ISO_ASAP | URB_NO_TRANSFER_DMA_MAP;
-		urb->interval = 1;	/* microframes, checked at probe */
 		urb->complete = isocam_urb_complete;
-		urb->number_of_packets = np;
-		urb->transfer_buffer_length = size;
-		for (j = 0; j < np; j++) {
-			urb->iso_frame_desc[j].offset = j * dev->packet_bytes;
-			urb->iso_frame_desc[j].length = dev->packet_bytes;
-		}
+		isocam_urb_reset(dev, urb);
 	}
 	return 0;
 
@@ -197,6 +356,53 @@ nomem:
 		size);
 	isocam_free_urbs(dev);
 	return -ENOMEM;
+}
+
+/* Submit every URB; the first that fails ends it (-ENOSPC: no bandwidth). */
+static int isocam_submit_urbs(struct isocam_dev *dev, int alt)
+{
+	unsigned int i;
+	int ret;
+
+	WRITE_ONCE(dev->urbs_live, true);
+	for (i = 0; i < dev->num_urbs; i++) {
+		/* debugfs: behave as EHCI short of periodic bandwidth does */
+		if (dev->sim_enospc_submit && dev->sim_max_alt &&
+		    alt > dev->sim_max_alt)
+			return -ENOSPC;
+		usb_anchor_urb(dev->urbs[i], &dev->anchor);
+		ret = usb_submit_urb(dev->urbs[i], GFP_KERNEL);
+		if (ret) {
+			usb_unanchor_urb(dev->urbs[i]);
+			if (ret != -ENOSPC)
+				dev_err(&dev->intf->dev, "cannot submit URB %u of %u: %d\n",
+					i, dev->num_urbs, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Stop resubmitting and let the URBs in flight come back by themselves,
+ * then kill what is left. The URBs cover bus_ms of bus time; twice that
+ * and a margin lets a late host (USB/IP in a slow VM) finish too. Killing
+ * is the exception then, and it is what hurts: over USB/IP it waits for
+ * the device to acknowledge the unlink (forever, if it never does), and
+ * killing a URB that is completing at that moment races inside vhci_hcd
+ * (a use-after-free in vhci_urb_dequeue).
+ */
+static void isocam_urbs_stop(struct isocam_dev *dev, bool drain)
+{
+	unsigned int bus_ms = DIV_ROUND_UP(dev->num_urbs * dev->num_packets,
+					   ISOCAM_USB_MICROFRAMES_PER_SEC / 1000);
+
+	WRITE_ONCE(dev->urbs_live, false);
+	if (drain && !usb_wait_anchor_empty_timeout(&dev->anchor,
+						    2 * bus_ms + 250))
+		dev_dbg(&dev->intf->dev, "URBs still in flight %u ms after the stop; killing them\n",
+			2 * bus_ms + 250);
+	usb_kill_anchored_urbs(&dev->anchor);
 }
 
 /* ---- bandwidth ---- */
@@ -258,49 +464,31 @@ static bool isocam_interval_for_alt(struct isocam_dev *dev, u32 bytes,
 }
 
 /*
- * The host refused the alt we need (-ENOSPC: its periodic schedule is
- * full). Try the smaller alts, largest first, at a longer frame interval
- * that fits each, and keep the first one the host accepts.
+ * After the host refused the alt with *limit bytes per microframe: the
+ * largest smaller alt that carries the current format at some sensor
+ * interval of at least the user's, and that interval. -1 when none is left.
  */
-static int isocam_alt_fallback(struct isocam_dev *dev, int refused)
+static int isocam_next_alt(struct isocam_dev *dev, u32 *limit,
+			   struct v4l2_fract *tpf)
 {
-	struct device *d = &dev->intf->dev;
-	u32 limit = dev->alt_bytes[refused];
-
 	for (;;) {
-		struct v4l2_fract tpf = dev->timeperframe;
 		u32 best_bytes = 0;
-		int best = -1, i, ret;
+		int best = -1, i;
 
 		for (i = 1; i < dev->num_alts; i++) {
-			if (dev->alt_bytes[i] < limit &&
+			if (dev->alt_bytes[i] < *limit &&
 			    dev->alt_bytes[i] > best_bytes) {
 				best = i;
 				best_bytes = dev->alt_bytes[i];
 			}
 		}
 		if (best < 0)
-			break;
-		limit = best_bytes;
-		if (!isocam_interval_for_alt(dev, best_bytes, &tpf))
-			continue;
-		ret = isocam_set_alt(dev, best);
-		dev->stats.enospc_fallbacks++;
-		if (ret == -ENOSPC)
-			continue;
-		if (ret)
-			return ret;
-		dev_warn(d, "host refused bandwidth for alt %d (%u bytes/uframe); streaming on alt %d (%u bytes/uframe) at %u/%u s per frame instead of %u/%u\n",
-			 refused, dev->alt_bytes[refused], best, best_bytes,
-			 tpf.numerator, tpf.denominator,
-			 dev->timeperframe.numerator,
-			 dev->timeperframe.denominator);
-		dev->timeperframe = tpf;
-		return best;
+			return -1;
+		*limit = best_bytes;
+		*tpf = dev->timeperframe;
+		if (isocam_interval_for_alt(dev, best_bytes, tpf))
+			return best;
 	}
-	dev_err(d, "host refused bandwidth for alt %d and every smaller alt that could carry %ux%u\n",
-		refused, dev->pix.width, dev->pix.height);
-	return -ENOSPC;
 }
 
 /* ---- counters ---- */
@@ -326,7 +514,7 @@ static void isocam_asm_stats_add(struct isocam_asm_stats *t,
 void isocam_asm_totals(struct isocam_dev *dev, struct isocam_asm_stats *t)
 {
 	*t = dev->asm_past;
-	isocam_asm_stats_add(t, &dev->assembler.stats);
+	isocam_asm_stats_add(t, &dev->asm_snap);
 }
 
 /* ---- start / stop; called with dev->lock held ---- */
@@ -348,7 +536,8 @@ void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st)
 }
 
 /* Make the sensor's active format and interval match ours. */
-int isocam_sensor_setup(struct isocam_dev *dev)
+static int isocam_sensor_setup_tpf(struct isocam_dev *dev,
+				   const struct v4l2_fract *tpf)
 {
 	struct v4l2_subdev_format fmt = {
 		.which = V4L2_SUBDEV_FORMAT_ACTIVE,
@@ -360,7 +549,7 @@ int isocam_sensor_setup(struct isocam_dev *dev)
 		},
 	};
 	struct v4l2_subdev_frame_interval fi = {
-		.interval = dev->timeperframe,
+		.interval = *tpf,
 	};
 	int ret;
 
@@ -381,40 +570,56 @@ int isocam_sensor_setup(struct isocam_dev *dev)
 	return 0;
 }
 
-int isocam_stream_start(struct isocam_dev *dev)
+int isocam_sensor_setup(struct isocam_dev *dev)
+{
+	return isocam_sensor_setup_tpf(dev, &dev->timeperframe);
+}
+
+void isocam_stream_init(struct isocam_dev *dev)
+{
+	spin_lock_init(&dev->slock);
+	INIT_LIST_HEAD(&dev->queued);
+	INIT_LIST_HEAD(&dev->held);
+	init_usb_anchor(&dev->anchor);
+	INIT_DELAYED_WORK(&dev->watchdog, isocam_watchdog);
+}
+
+/* Hand the buffers held during a start to vb2 as state (or their own). */
+static void isocam_release_held(struct isocam_dev *dev, bool failed)
+{
+	struct isocam_buffer *buf, *tmp;
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	dev->starting = false;
+	list_for_each_entry_safe(buf, tmp, &dev->held, list) {
+		list_del(&buf->list);
+		vb2_buffer_done(&buf->vb.vb2_buf,
+				failed ? VB2_BUF_STATE_QUEUED : buf->state);
+	}
+	spin_unlock_irqrestore(&dev->slock, flags);
+}
+
+/*
+ * Stream on one alt at interval tpf: select it, set up and start the
+ * sensor, then submit the URBs (gspca's order: nothing arrives before the
+ * sensor runs). -ENOSPC, quietly, when the host refuses the bandwidth.
+ */
+static int isocam_stream_try(struct isocam_dev *dev, int alt,
+			     const struct v4l2_fract *tpf)
 {
 	struct device *d = &dev->intf->dev;
 	unsigned long flags;
-	unsigned int i;
-	int alt, ret;
+	int ret;
 
-	if (dev->disconnected)
-		return -ENODEV;
-
-	alt = isocam_pick_alt(dev->alt_bytes, dev->num_alts,
-			      dev->pix.sizeimage, dev->timeperframe.numerator,
-			      dev->timeperframe.denominator);
-	if (alt <= 0) {
-		dev_err(d, "%ux%u at %u/%u s per frame needs more than the largest alt carries\n",
-			dev->pix.width, dev->pix.height,
-			dev->timeperframe.numerator,
-			dev->timeperframe.denominator);
-		return -ENOSPC;
-	}
 	ret = isocam_set_alt(dev, alt);
-	if (ret == -ENOSPC)
-		ret = isocam_alt_fallback(dev, alt);
-	else if (!ret)
-		ret = alt;
-	if (ret < 0) {
-		/* The fallback has said why it gave up. */
+	if (ret) {
+		/* The interface stays where it was, alt 0. */
 		if (ret != -ENOSPC)
 			dev_err(d, "cannot select alt %d: %d\n", alt, ret);
 		return ret;
 	}
-	alt = ret;
-
-	ret = isocam_sensor_setup(dev);
+	ret = isocam_sensor_setup_tpf(dev, tpf);
 	if (ret) {
 		dev_err(d, "cannot configure the sensor: %d\n", ret);
 		goto err_alt;
@@ -426,43 +631,42 @@ int isocam_stream_start(struct isocam_dev *dev)
 	if (ret)
 		goto err_alt;
 
-	spin_lock_irqsave(&dev->slock, flags);
 	dev->sequence = 0;
+	dev->stream_tpf = *tpf;
+	spin_lock_irqsave(&dev->slock, flags);
 	/* isocam_asm_init() zeroes the counters: keep them. */
 	isocam_asm_stats_add(&dev->asm_past, &dev->assembler.stats);
 	isocam_asm_init(&dev->assembler, &isocam_asm_ops, dev,
 			dev->pix.sizeimage);
-	dev->stats.streams++;
+	dev->asm_snap = dev->assembler.stats;
+	dev->starting = true;
+	dev->stream_failed = false;
 	spin_unlock_irqrestore(&dev->slock, flags);
-
-	dev->streaming = true;
-	for (i = 0; i < dev->num_urbs; i++) {
-		ret = usb_submit_urb(dev->urbs[i], GFP_KERNEL);
-		if (ret) {
-			dev_err(d, "cannot submit URB %u: %d\n", i, ret);
-			goto err_urbs;
-		}
-	}
 
 	ret = v4l2_subdev_call(dev->sd, video, s_stream, 1);
 	if (ret) {
 		dev_err(d, "sensor did not start streaming: %d\n", ret);
 		goto err_urbs;
 	}
-	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, alt %d (%u bytes), %u URBs x %u packets\n",
-		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
-		dev->timeperframe.numerator, dev->timeperframe.denominator,
-		alt, dev->packet_bytes, dev->num_urbs, dev->num_packets);
+	dev->streaming = true;
+	ret = isocam_submit_urbs(dev, alt);
+	if (ret)
+		goto err_sensor;
+
+	isocam_release_held(dev, false);
+	dev->wd_progress = 0;
+	dev->wd_idle = 0;
+	schedule_delayed_work(&dev->watchdog,
+			      msecs_to_jiffies(ISOCAM_WATCHDOG_MS));
 	return 0;
 
-err_urbs:
-	for (i = 0; i < dev->num_urbs; i++)
-		usb_kill_urb(dev->urbs[i]);
+err_sensor:
+	isocam_urbs_stop(dev, false);
+	v4l2_subdev_call(dev->sd, video, s_stream, 0);
 	dev->streaming = false;
-	/* vb2 wants the buffers of a failed start back as QUEUED. */
-	dev->error_state = VB2_BUF_STATE_QUEUED;
+err_urbs:
 	isocam_asm_flush(&dev->assembler);
-	dev->error_state = VB2_BUF_STATE_ERROR;
+	isocam_release_held(dev, true);
 	isocam_free_urbs(dev);
 err_alt:
 	dev->alt = 0;
@@ -471,26 +675,84 @@ err_alt:
 	return ret;
 }
 
+int isocam_stream_start(struct isocam_dev *dev)
+{
+	struct device *d = &dev->intf->dev;
+	struct v4l2_fract tpf = dev->timeperframe;
+	int alt, first, ret;
+	u32 limit;
+
+	if (dev->disconnected)
+		return -ENODEV;
+
+	first = isocam_pick_alt(dev->alt_bytes, dev->num_alts,
+				dev->pix.sizeimage, tpf.numerator,
+				tpf.denominator);
+	if (first <= 0) {
+		dev_err(d, "%ux%u at %u/%u s per frame needs more than the largest alt carries\n",
+			dev->pix.width, dev->pix.height, tpf.numerator,
+			tpf.denominator);
+		return -ENOSPC;
+	}
+
+	/*
+	 * The host may refuse the bandwidth when the alt is selected or, as
+	 * EHCI does, when the URBs are submitted: either way try the smaller
+	 * alts at the longer intervals that fit them, largest first. The
+	 * user's interval stays as set; only this stream runs slower.
+	 */
+	alt = first;
+	limit = dev->alt_bytes[first];
+	for (;;) {
+		ret = isocam_stream_try(dev, alt, &tpf);
+		if (ret != -ENOSPC)
+			break;
+		dev->stats.enospc_fallbacks++;
+		alt = isocam_next_alt(dev, &limit, &tpf);
+		if (alt < 0) {
+			dev_err(d, "host refused bandwidth for alt %d and every smaller alt that could carry %ux%u\n",
+				first, dev->pix.width, dev->pix.height);
+			return -ENOSPC;
+		}
+	}
+	if (ret)
+		return ret;
+
+	if (alt != first)
+		dev_warn(d, "host refused bandwidth for alt %d (%u bytes/uframe); streaming on alt %d (%u bytes/uframe) at %u/%u s per frame instead of %u/%u\n",
+			 first, dev->alt_bytes[first], alt, dev->alt_bytes[alt],
+			 tpf.numerator, tpf.denominator,
+			 dev->timeperframe.numerator,
+			 dev->timeperframe.denominator);
+	dev->stats.streams++;
+	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, alt %d (%u bytes), %u URBs x %u packets\n",
+		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
+		tpf.numerator, tpf.denominator, alt, dev->packet_bytes,
+		dev->num_urbs, dev->num_packets);
+	return 0;
+}
+
 /* Idempotent: stop_streaming after disconnect finds nothing to do. */
 void isocam_stream_stop(struct isocam_dev *dev)
 {
 	unsigned long flags;
-	unsigned int i;
 
 	if (dev->streaming) {
+		cancel_delayed_work_sync(&dev->watchdog);
 		if (dev->sd)
 			v4l2_subdev_call(dev->sd, video, s_stream, 0);
-		for (i = 0; i < dev->num_urbs; i++)
-			usb_kill_urb(dev->urbs[i]);
+		isocam_urbs_stop(dev, !dev->disconnected);
 		dev->streaming = false;
 
-		spin_lock_irqsave(&dev->slock, flags);
+		/* No URB in flight: the assembler is ours alone. */
 		isocam_asm_flush(&dev->assembler);
-		dev->alt = 0;
-		dev->packet_bytes = 0;
+		spin_lock_irqsave(&dev->slock, flags);
+		dev->asm_snap = dev->assembler.stats;
 		spin_unlock_irqrestore(&dev->slock, flags);
 
 		isocam_free_urbs(dev);
+		dev->alt = 0;
+		dev->packet_bytes = 0;
 		if (!dev->disconnected)
 			isocam_set_alt(dev, 0);
 	}

@@ -15,6 +15,7 @@
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/usb.h>
+#include <linux/workqueue.h>
 #include <media/v4l2-ctrls.h>
 #include <media/v4l2-device.h>
 #include <media/videobuf2-v4l2.h>
@@ -34,6 +35,7 @@
 struct isocam_buffer {
 	struct vb2_v4l2_buffer vb;	/* must be first */
 	struct list_head list;
+	enum vb2_buffer_state state;	/* while held during a start */
 };
 
 static inline struct isocam_buffer *to_isocam_buffer(struct vb2_buffer *vb)
@@ -49,6 +51,9 @@ struct isocam_stats {
 	u32 resubmit_errors;	/* resubmissions that failed */
 	u32 streams;		/* stream starts */
 	u32 enospc_fallbacks;	/* alt settings the host refused */
+	u32 bad_urbs;		/* URBs completed with an impossible count */
+	u32 bad_descs;		/* packets whose fields were not ours */
+	u32 stream_failures;	/* streams ended for the application */
 };
 
 struct isocam_dev {
@@ -68,6 +73,13 @@ struct isocam_dev {
 	/* The bridge's i2c master. */
 	struct i2c_adapter adapter;
 	bool adapter_registered;
+	/*
+	 * Unplug removes the adapter from a work item, holding a v4l2
+	 * reference, and waits only until it is out of sysfs (i2c_gone).
+	 */
+	struct work_struct i2c_del_work;
+	struct notifier_block i2c_nb;
+	struct completion i2c_gone;
 	u8 *i2c_buf;		/* ISOCAM_I2C_MAX_XFER bytes, DMA-able */
 	u32 i2c_transfers;
 	u32 i2c_errors;
@@ -78,8 +90,9 @@ struct isocam_dev {
 	u32 alt_bytes[ISOCAM_MAX_ALTS];
 	unsigned int num_alts;	/* highest alt number + 1 */
 	u8 ep_num;		/* the iso IN endpoint, polled every microframe */
-	/* debugfs knob: pretend the host refuses alts above this (0: off) */
-	u32 sim_max_alt;
+	/* debugfs knobs: pretend the host refuses alts above sim_max_alt */
+	u32 sim_max_alt;	/* 0: off */
+	bool sim_enospc_submit;	/* refuse at URB submit, as EHCI does */
 
 	/* Formats both the sensor and the core know, in ENUM_FMT order. */
 	const struct isocam_format_info *formats[ISOCAM_MAX_FORMATS];
@@ -89,10 +102,24 @@ struct isocam_dev {
 	const struct isocam_format_info *fi;
 	struct v4l2_pix_format pix;
 	struct v4l2_fract timeperframe;
+	/* The interval the stream runs at (longer after an alt fallback). */
+	struct v4l2_fract stream_tpf;
 
-	/* Streaming */
-	spinlock_t slock;	/* queued list, assembler, stats */
+	/*
+	 * Streaming. The assembler runs only in URB completion, which the
+	 * host controller serializes per endpoint, and in start/stop while
+	 * no URB is in flight; slock covers what others touch too.
+	 */
+	spinlock_t slock;	/* queued list, asm_snap, stats */
 	struct list_head queued;
+	struct usb_anchor anchor;	/* URBs in flight */
+	/* Completions resubmit only while this is set. */
+	bool urbs_live;
+	/* The stream cannot go on: vb2 was told, a dev_err said why. */
+	bool stream_failed;
+	struct delayed_work watchdog;
+	u32 wd_progress;	/* frames counted at the last watchdog tick */
+	unsigned int wd_idle;	/* watchdog ticks without a frame */
 	struct urb *urbs[ISOCAM_MAX_URBS];
 	unsigned int num_urbs;
 	unsigned int num_packets;
@@ -101,9 +128,15 @@ struct isocam_dev {
 	bool streaming;
 	u32 sequence;
 	u64 pkt_ts;		/* estimated arrival of the packet being fed */
-	/* State of bad frames: ERROR, or QUEUED while a failed start unwinds */
-	enum vb2_buffer_state error_state;
+	/*
+	 * While a start may still fail, finished buffers wait in held: vb2
+	 * wants every buffer of a failed start back as QUEUED, none done.
+	 */
+	bool starting;
+	struct list_head held;
 	struct isocam_assembler assembler;
+	/* The assembler's counters as of its last URB, for other readers. */
+	struct isocam_asm_stats asm_snap;
 	/* Assembler counters of the streams before the current one. */
 	struct isocam_asm_stats asm_past;
 	struct isocam_stats stats;
@@ -119,9 +152,12 @@ static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
 /* isocam-i2c.c */
 int isocam_i2c_register(struct isocam_dev *dev);
 void isocam_i2c_unregister(struct isocam_dev *dev);
+void isocam_i2c_unregister_async(struct isocam_dev *dev,
+				 struct workqueue_struct *wq);
 
 /* isocam-video.c */
 int isocam_sensor_setup(struct isocam_dev *dev);
+void isocam_stream_init(struct isocam_dev *dev);
 int isocam_stream_start(struct isocam_dev *dev);
 void isocam_stream_stop(struct isocam_dev *dev);
 void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st);
