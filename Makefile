@@ -30,7 +30,7 @@ UNIT_TESTS :=		# cmocka test binaries, run by 'make check'
 FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
-.PHONY: all modules userspace check check-run demo-run unit fuzz vmtest bench demo deps lint \
+.PHONY: all modules userspace check check-run demo-run unit fuzz vmtest bench demo deps lint soak \
 	clean help
 .DEFAULT_GOAL := all
 
@@ -43,6 +43,7 @@ help:
 	@echo "make check     unit tests, fuzzers and the VM suite"
 	@echo "make lint      checkpatch --strict and sparse on kernel code"
 	@echo "make bench     benchmarks (numbers, no assertions)"
+	@echo "make soak      1000 unplugs while streaming in the VM (SOAK_CYCLES=N)"
 
 deps:
 	$(ROOT)/scripts/deps.sh
@@ -80,6 +81,14 @@ demo-run: all
 
 lint:
 	$(ROOT)/scripts/lint.sh
+
+# Not part of check: about 40 minutes for the default 1000 cycles.
+SOAK_CYCLES ?= 1000
+soak: all
+	@mkdir -p $(BUILD)/soak
+	echo $(SOAK_CYCLES) >$(BUILD)/soak/cycles
+	$(ROOT)/tests/vm/run-vm.sh --timeout 14400 --out $(BUILD)/soak/vm \
+		$(ROOT)/tests/vm/soak/unplug-streaming.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean

@@ -18,3 +18,13 @@ $(BUILD)/tests/test_isocam_check: $(ROOT)/tests/tools/test_isocam_check.c \
 		-DISOCAM_CHECK='"$(ISOCAM_CHECK)"' -o $@ $(filter %.c,$^) -lcmocka
 
 UNIT_TESTS += $(BUILD)/tests/test_isocam_check
+
+# isocam-stream: streams and says how the stream ended (frames, error
+# frames, a DQBUF error or a stall), for the fault and hostile tests.
+ISOCAM_STREAM := $(BUILD)/isocam-stream
+
+$(ISOCAM_STREAM): $(ROOT)/tests/tools/isocam-stream.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+USER_BINS += $(ISOCAM_STREAM)

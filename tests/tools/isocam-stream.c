@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * isocam-stream: stream from a V4L2 capture node and say how the stream
+ * ended, for tests that feed the driver a hostile device. A driver may
+ * deliver frames, flag them V4L2_BUF_FLAG_ERROR, or end the stream with a
+ * DQBUF error; what it must never do is go silent. So this waits for each
+ * buffer with a timeout and reports a stall as its own outcome.
+ *
+ *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] DEVICE
+ *
+ * Prints one line:
+ *   frames=N good=G error=E gaps=S end=REASON [errno=NAME]
+ * REASON is count (FRAMES buffers dequeued), dqbuf (DQBUF failed: errno),
+ * pollerr (poll reported an error, DQBUF then failed), streamon (STREAMON
+ * failed) or stall (no buffer and no error for TIMEOUT_MS). gaps counts
+ * jumps in the buffers' sequence numbers. Exit status: 0 for count,
+ * dqbuf, pollerr and streamon, 3 for stall, 1 for a setup failure.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/videodev2.h>
+
+#define MAX_BUFFERS	16
+
+struct outcome {
+	unsigned long frames, good, error, gaps;
+	const char *end;
+	int err;
+};
+
+static int xioctl(int fd, unsigned long req, void *arg)
+{
+	int r;
+
+	do {
+		r = ioctl(fd, req, arg);
+	} while (r < 0 && errno == EINTR);
+	return r;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] DEVICE\n");
+	exit(1);
+}
+
+static void print_outcome(const struct outcome *o)
+{
+	printf("frames=%lu good=%lu error=%lu gaps=%lu end=%s", o->frames,
+	       o->good, o->error, o->gaps, o->end);
+	if (o->err)
+		printf(" errno=%s", strerrorname_np(o->err));
+	printf("\n");
+}
+
+/* Dequeue and requeue until count, an error or a stall. */
+static void capture(int fd, unsigned long want, int timeout_ms,
+		    struct outcome *o)
+{
+	bool have_seq = false;
+	uint32_t last_seq = 0;
+
+	while (o->frames < want) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct v4l2_buffer b = {
+			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_MMAP,
+		};
+		int r = poll(&p, 1, timeout_ms);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r == 0) {
+			o->end = "stall";
+			return;
+		}
+		if (xioctl(fd, VIDIOC_DQBUF, &b) < 0) {
+			o->err = errno;
+			o->end = (p.revents & POLLERR) ? "pollerr" : "dqbuf";
+			return;
+		}
+		o->frames++;
+		if (b.flags & V4L2_BUF_FLAG_ERROR)
+			o->error++;
+		else
+			o->good++;
+		if (have_seq && b.sequence != last_seq + 1)
+			o->gaps++;
+		have_seq = true;
+		last_seq = b.sequence;
+		if (xioctl(fd, VIDIOC_QBUF, &b) < 0) {
+			o->err = errno;
+			o->end = "qbuf";
+			return;
+		}
+	}
+	o->end = "count";
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long want = 30;
+	int timeout_ms = 10000, nbufs = 4, opt, fd, type, ret;
+	struct v4l2_requestbuffers rb = { 0 };
+	struct outcome o = { 0 };
+	unsigned int i;
+
+	while ((opt = getopt(argc, argv, "n:t:b:")) != -1) {
+		switch (opt) {
+		case 'n':
+			want = strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			timeout_ms = atoi(optarg);
+			break;
+		case 'b':
+			nbufs = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind + 1 != argc || nbufs < 1 || nbufs > MAX_BUFFERS ||
+	    timeout_ms <= 0)
+		usage();
+
+	fd = open(argv[optind], O_RDWR | O_NONBLOCK);
+	if (fd < 0) {
+		fprintf(stderr, "isocam-stream: open %s: %s\n", argv[optind],
+			strerror(errno));
+		return 1;
+	}
+	rb.count = (uint32_t)nbufs;
+	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	rb.memory = V4L2_MEMORY_MMAP;
+	if (xioctl(fd, VIDIOC_REQBUFS, &rb) < 0 || !rb.count) {
+		fprintf(stderr, "isocam-stream: REQBUFS: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = 0; i < rb.count; i++) {
+		struct v4l2_buffer b = {
+			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
+			.memory = V4L2_MEMORY_MMAP,
+			.index = i,
+		};
+
+		if (xioctl(fd, VIDIOC_QUERYBUF, &b) < 0 ||
+		    mmap(NULL, b.length, PROT_READ, MAP_SHARED, fd,
+			 b.m.offset) == MAP_FAILED ||
+		    xioctl(fd, VIDIOC_QBUF, &b) < 0) {
+			fprintf(stderr, "isocam-stream: buffer %u: %s\n", i,
+				strerror(errno));
+			return 1;
+		}
+	}
+	type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (xioctl(fd, VIDIOC_STREAMON, &type) < 0) {
+		o.err = errno;
+		o.end = "streamon";
+	} else {
+		capture(fd, want, timeout_ms, &o);
+	}
+	print_outcome(&o);
+	fflush(stdout);
+	/* STREAMOFF and close are part of what is tested: time them out too. */
+	xioctl(fd, VIDIOC_STREAMOFF, &type);
+	close(fd);
+	ret = strcmp(o.end, "stall") ? 0 : 3;
+	return ret;
+}

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Issue 10: unplug in every state the other scripts do not cover, and the
+# lifetime rules behind them. Each step fails if the fix it proves broke:
+#  - /dev/i2c-N held open: the unplug completes at once (the adapter goes
+#    when the holder closes), the holder's next transfer fails;
+#  - a handle subscribed to control events, closed after the unplug;
+#  - a DMABUF exported and still mapped by another process;
+#  - ic1280 cannot be unbound through sysfs under the bridge;
+#  - bandwidth refused at URB submit (as EHCI does) falls back to a
+#    smaller alt, and the user's frame interval survives the fallback.
+# (Idle, open, streaming and mid-control unplugs: 60-driver-unplug*.sh.)
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+
+require_cmd v4l2-ctl python3 usbip
+HOLDER="python3 $ISOCAM_ROOT/tests/vm/holder.py"
+STREAM=$ISOCAM_BUILD/isocam-stream
+[ -x "$STREAM" ] || fail "$STREAM is not built (make)"
+
+modprobe i2c-dev
+driver_setup
+
+# hold MODE PATH: start the holder, wait until it is set up.
+hold() {
+	rm -f /tmp/ready /tmp/go
+	$HOLDER "$1" "$2" /tmp/ready /tmp/go >"$RESULTS/holder-$1.log" 2>&1 &
+	BG_PID=$!
+	camera_track "$BG_PID"
+	wait_for '[ -e /tmp/ready ] || ! kill -0 $BG_PID 2>/dev/null' 20 "the $1 holder"
+	[ -e /tmp/ready ] || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder failed before the unplug"; }
+}
+
+# release: let the holder check what it holds after the unplug.
+release() {
+	touch /tmp/go
+	wait "$BG_PID" || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder saw something wrong"; }
+	log "$(cat "$RESULTS/holder-$1.log")"
+}
+
+i2c_node() {
+	local a
+	for a in "$INTF"/i2c-*/i2c-dev/i2c-*; do
+		[ -e "$a" ] && { echo "/dev/${a##*/}"; return 0; }
+	done
+	return 1
+}
+
+step "unplug with /dev/i2c-N held open"
+plug
+I2C=$(i2c_node) || fail "no i2c-dev node under $INTF"
+wait_for "[ -c $I2C ]" 10 "$I2C"
+hold i2c "$I2C"
+t0=$(date +%s%N)
+# The unplug must not wait for the holder (i2c_del_adapter would): the
+# holder only closes after unplug has returned.
+unplug
+ms=$((($(date +%s%N) - t0) / 1000000))
+log "unplug with $I2C held open took $ms ms"
+[ ! -e "/sys/bus/i2c/devices/${I2C#/dev/}" ] || fail "the adapter is still in sysfs after the unplug"
+release i2c
+
+step "unplug with control event subscriptions, closed after"
+plug
+hold events "$NODE"
+unplug
+release events
+
+step "unplug with a DMABUF exported and mapped by another process"
+plug
+hold dmabuf "$NODE"
+unplug
+release dmabuf
+
+step "ic1280 cannot be unbound from under the bridge"
+plug
+SENSOR=
+for c in "$INTF"/i2c-*/*-003c; do [ -e "$c" ] && SENSOR=$c; done
+[ -n "$SENSOR" ] || fail "no ic1280 client under $INTF"
+[ ! -e /sys/bus/i2c/drivers/ic1280/unbind ] || fail "ic1280 offers unbind in sysfs"
+[ "$(readlink -f "$SENSOR/driver")" = /sys/bus/i2c/drivers/ic1280 ] || fail "ic1280 is not bound"
+v4l2-ctl -d "$NODE" -l >"$RESULTS/ctrls.txt" || fail "v4l2-ctl -l failed"
+assert_match "$(cat "$RESULTS/ctrls.txt")" "brightness" "the sensor's controls on the node"
+
+step "bandwidth refused at URB submit: fallback, and the interval stays"
+v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV -p 30 >/dev/null
+before=$(v4l2-ctl -d "$NODE" -P | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p')
+assert_eq "$before" "30.000" "frame rate set"
+echo 5 >"$DBG/sim_max_alt"
+echo Y >"$DBG/sim_enospc_submit"
+fb0=$(cam_stat enospc_fallbacks)
+kmsg_mark "61: submit enospc"
+out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
+log "with submit refusals: $out"
+assert_match "$out" "end=count" "streaming after the fallback"
+assert_match "$out" "good=10 " "every frame good after the fallback"
+assert_ge "$(cam_stat enospc_fallbacks)" $((fb0 + 1)) "fallbacks counted"
+dmesg | sed -n '/61: submit enospc/,$p' | grep -q "host refused bandwidth for alt" ||
+	fail "no dev_warn about the fallback"
+after=$(v4l2-ctl -d "$NODE" -P | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p')
+assert_eq "$after" "30.000" "the user's frame rate after the fallback"
+echo N >"$DBG/sim_enospc_submit"
+echo 0 >"$DBG/sim_max_alt"
+out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
+assert_match "$out" "good=10 " "every frame good with the bandwidth back"
+unplug
+
+step "clean rmmod"
+stop_emu
+unload_isocam_modules
+modprobe -r vhci-hcd
+log "61-driver-unplug-states: ok"
