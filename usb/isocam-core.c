@@ -363,6 +363,7 @@ static struct usb_driver isocam_driver = {
 	.disconnect = isocam_disconnect,
 	.id_table = isocam_id_table,
 };
+
 static int __init isocam_init(void)
 {
 	int ret;
