@@ -61,6 +61,17 @@ static void usage(FILE *f)
 "                   and pause the camera's bus clock instead (default\n"
 "                   %u; 0: drop as hardware would)\n"
 "  --status=SECS    status line interval (default %u; 0: only on SIGUSR1)\n"
+"  --max-clients=N  connections served at once, each on its own thread\n"
+"                   (default %u, or --count + 8 if more); any more are\n"
+"                   accepted and closed at once\n"
+"  --request-timeout=SECS\n"
+"                   a new connection must send its whole request (device\n"
+"                   list or import) within SECS (default %u)\n"
+"  --first-urb-timeout=SECS\n"
+"                   a client that imported a camera but sends no URB\n"
+"                   within SECS is dropped and the camera freed (default\n"
+"                   %u; 0: never). Once URBs came, an idle camera is\n"
+"                   normal and never timed out\n"
 "  -v, --verbose    log every i2c register write (\"cam0: i2c 0x3c write\n"
 "                   reg 0x5000 = 0x20\", while streaming \" (next frame N)\":\n"
 "                   the first frame that shows it), STALL, alt change and\n"
@@ -72,7 +83,9 @@ static void usage(FILE *f)
 		ISOCAM_USB_VID, ISOCAM_USB_PID, USBIP_SERVER_DEFAULT_BIND,
 		USBIP_SERVER_DEFAULT_PORT, USBIP_SERVER_MAX_CAMERAS,
 		IC1280_CHIP_ID, USBIP_DEFAULT_LATE_TOLERANCE_MS,
-		STATUS_INTERVAL_S);
+		STATUS_INTERVAL_S, USBIP_SERVER_DEFAULT_MAX_CLIENTS,
+		USBIP_DEFAULT_REQUEST_TIMEOUT_MS / 1000,
+		USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS / 1000);
 }
 
 static uint64_t now_ms(void)
@@ -109,6 +122,9 @@ int main(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "status", required_argument, NULL, 'S' },
 		{ "late-tolerance", required_argument, NULL, 'L' },
+		{ "max-clients", required_argument, NULL, 'C' },
+		{ "request-timeout", required_argument, NULL, 'R' },
+		{ "first-urb-timeout", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -168,6 +184,28 @@ int main(int argc, char **argv)
 			if (parse_ulong("--late-tolerance", optarg, 60000, &v) < 0)
 				return 2;
 			cfg.late_tolerance_ms = (unsigned int)v;
+			break;
+		case 'C':
+			if (parse_ulong("--max-clients", optarg, 1024, &v) < 0 ||
+			    !v) {
+				fprintf(stderr, "isocam-emu: --max-clients must be 1..1024\n");
+				return 2;
+			}
+			cfg.max_clients = (unsigned int)v;
+			break;
+		case 'R':
+			if (parse_ulong("--request-timeout", optarg, 3600, &v) < 0 ||
+			    !v) {
+				fprintf(stderr, "isocam-emu: --request-timeout must be 1..3600\n");
+				return 2;
+			}
+			cfg.request_timeout_ms = (unsigned int)v * 1000;
+			break;
+		case 'U':
+			if (parse_ulong("--first-urb-timeout", optarg, 86400, &v) < 0)
+				return 2;
+			cfg.first_urb_timeout_ms = v ? (unsigned int)v * 1000 :
+					       USBIP_TIMEOUT_NEVER;
 			break;
 		case 'v':
 			cfg.verbose = true;

@@ -30,9 +30,6 @@
 #include "usbip_session.h"
 #include "video_stream.h"
 
-/* how long a fresh connection may take to say what it wants */
-#define OP_TIMEOUT_MS	10000
-
 struct conn {
 	struct conn *next;
 	struct usbip_server *srv;
@@ -52,6 +49,10 @@ struct usbip_server {
 
 	pthread_mutex_t conns_lock;
 	struct conn *conns;
+	unsigned int live;		/* conns not yet done */
+	/* refusals past max_clients (accepting thread only) */
+	unsigned long refused;
+	uint64_t refused_log_ns;
 };
 
 const struct usbip_usb_interface emu_camera_interfaces[1] = { {
@@ -107,6 +108,17 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 		 cfg->bind ? cfg->bind : USBIP_SERVER_DEFAULT_BIND);
 	s->cfg.bind = s->bind;
 	s->cfg.fault_spec = NULL;	/* not kept: parsed per camera below */
+	if (!s->cfg.max_clients) {
+		s->cfg.max_clients = USBIP_SERVER_DEFAULT_MAX_CLIENTS;
+		if (cfg->count + 8 > s->cfg.max_clients)
+			s->cfg.max_clients = cfg->count + 8;
+	}
+	if (!s->cfg.request_timeout_ms)
+		s->cfg.request_timeout_ms = USBIP_DEFAULT_REQUEST_TIMEOUT_MS;
+	if (!s->cfg.first_urb_timeout_ms)
+		s->cfg.first_urb_timeout_ms = USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS;
+	if (!s->cfg.max_queued_uframes)
+		s->cfg.max_queued_uframes = USBIP_DEFAULT_MAX_QUEUED_UFRAMES;
 	s->listen_fd = -1;
 	pthread_mutex_init(&s->conns_lock, NULL);
 	s->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -211,20 +223,33 @@ int usbip_server_listen_fd(const struct usbip_server *s)
 	return s->listen_fd;
 }
 
-/* Read exactly len bytes, giving up on timeout, EOF or stop. */
-static int read_full(struct usbip_server *s, int fd, uint8_t *buf, size_t len)
+/*
+ * Read exactly len bytes by deadline_ns (monotonic; UINT64_MAX: none):
+ * -ETIMEDOUT past it, -1 on EOF, error or stop. The deadline is for the
+ * whole request, so a client trickling a byte at a time gains nothing.
+ */
+static int read_full(struct usbip_server *s, int fd, uint8_t *buf, size_t len,
+		     uint64_t deadline_ns)
 {
 	while (len) {
 		struct pollfd pfd[2] = {
 			{ .fd = fd, .events = POLLIN },
 			{ .fd = s->stop_fd, .events = POLLIN },
 		};
+		uint64_t now = now_ns(), ms;
 		ssize_t n;
-		int r = poll(pfd, 2, OP_TIMEOUT_MS);
+		int r;
 
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		ms = (deadline_ns - now + 999999) / 1000000;
+		r = poll(pfd, 2, deadline_ns == UINT64_MAX ? -1 :
+			 ms > 3600000 ? 3600000 : (int)ms);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0 || (pfd[1].revents & POLLIN))
+		if (r == 0)
+			continue;	/* the deadline check above decides */
+		if (r < 0 || (pfd[1].revents & POLLIN))
 			return -1;
 		n = recv(fd, buf, len, MSG_DONTWAIT);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -333,8 +358,17 @@ static void release_camera(struct emu_camera *cam)
 }
 
 static void serve_import(struct usbip_server *s, int fd, const char *peer,
-			 const uint8_t *req)
+			 const uint8_t *req, uint64_t deadline_ns)
 {
+	struct usbip_session_config scfg = {
+		.verbose = s->cfg.verbose,
+		.late_tolerance_ms = s->cfg.late_tolerance_ms,
+		.max_queued_uframes = s->cfg.max_queued_uframes,
+		.first_cmd_timeout_ms =
+			s->cfg.first_urb_timeout_ms == USBIP_TIMEOUT_NEVER ?
+			0 : s->cfg.first_urb_timeout_ms,
+		.no_pacing = s->cfg.no_pacing,
+	};
 	uint8_t rest[USBIP_IMPORT_REQ_LEN];
 	uint8_t rep[USBIP_IMPORT_REP_LEN];
 	struct usbip_usb_device d;
@@ -345,8 +379,10 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 	size_t n;
 
 	memcpy(rest, req, USBIP_OP_COMMON_LEN);
-	if (read_full(s, fd, rest + USBIP_OP_COMMON_LEN, USBIP_BUSID_LEN) < 0) {
-		emu_log("client %s: import request cut short; closing", peer);
+	if (read_full(s, fd, rest + USBIP_OP_COMMON_LEN, USBIP_BUSID_LEN,
+		      deadline_ns) < 0) {
+		emu_log("client %s: import request cut short or not whole within %u ms (--request-timeout); closing",
+			peer, s->cfg.request_timeout_ms);
 		return;
 	}
 	if (usbip_import_req_decode(rest, sizeof(rest), busid) < 0) {
@@ -372,8 +408,7 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 		return;
 	}
 	emu_log("%s: imported by %s (bus id %s)", cam->name, peer, busid);
-	usbip_session_run(cam, fd, s->stop_fd, s->cfg.verbose,
-			  s->cfg.late_tolerance_ms);
+	usbip_session_run(cam, fd, s->stop_fd, &scfg);
 	release_camera(cam);
 	emu_log("%s: session with %s ended; the camera is free again",
 		cam->name, peer);
@@ -383,9 +418,16 @@ void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer)
 {
 	uint8_t req[USBIP_OP_COMMON_LEN];
 	struct usbip_op_common op;
+	uint64_t deadline = s->cfg.request_timeout_ms == USBIP_TIMEOUT_NEVER ?
+			    UINT64_MAX :
+			    now_ns() + s->cfg.request_timeout_ms * 1000000ull;
+	int r = read_full(s, fd, req, sizeof(req), deadline);
 
-	if (read_full(s, fd, req, sizeof(req)) < 0) {
-		emu_log("client %s: closed or timed out before a request", peer);
+	if (r == -ETIMEDOUT) {
+		emu_log("client %s: sent no request within %u ms (--request-timeout); closing", peer,
+			s->cfg.request_timeout_ms);
+	} else if (r < 0) {
+		emu_log("client %s: closed before a request", peer);
 	} else if (usbip_op_common_decode(req, sizeof(req), &op) < 0) {
 		emu_log("client %s: not a USB/IP %x.%x.%x request (version 0x%04x); closing",
 			peer, USBIP_VERSION >> 8, (USBIP_VERSION >> 4) & 0xf,
@@ -393,7 +435,7 @@ void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer)
 	} else if (op.code == USBIP_OP_REQ_DEVLIST) {
 		serve_devlist(s, fd, peer);
 	} else if (op.code == USBIP_OP_REQ_IMPORT) {
-		serve_import(s, fd, peer, req);
+		serve_import(s, fd, peer, req, deadline);
 	} else {
 		emu_log("client %s: unknown request 0x%04x; closing", peer,
 			op.code);
@@ -408,6 +450,7 @@ static void *conn_thread(void *arg)
 	usbip_server_serve_fd(c->srv, c->fd, c->peer);
 	pthread_mutex_lock(&c->srv->conns_lock);
 	c->done = true;
+	c->srv->live--;
 	pthread_mutex_unlock(&c->srv->conns_lock);
 	return NULL;
 }
@@ -433,6 +476,37 @@ static void reap(struct usbip_server *s, bool all)
 	pthread_mutex_unlock(&s->conns_lock);
 }
 
+/*
+ * At max_clients, a further connection is closed at once (usbip attach
+ * then reports a failed receive) rather than given a thread. Logged at
+ * most once a second, so a connection flood cannot flood the log too.
+ */
+static bool refuse_over_cap(struct usbip_server *s, int fd, const char *ip,
+			    unsigned int port)
+{
+	uint64_t now = now_ns();
+	unsigned int live;
+	char more[64];
+
+	pthread_mutex_lock(&s->conns_lock);
+	live = s->live;
+	pthread_mutex_unlock(&s->conns_lock);
+	if (live < s->cfg.max_clients)
+		return false;
+	close(fd);
+	if (s->refused_log_ns && now - s->refused_log_ns < 1000000000ull) {
+		s->refused++;	/* counted in the next line logged */
+		return true;
+	}
+	snprintf(more, sizeof(more), " (and %lu more since the last such line)",
+		 s->refused);
+	emu_log("client %s:%u refused: %u connections open, the --max-clients limit%s",
+		ip, port, live, s->refused ? more : "");
+	s->refused_log_ns = now;
+	s->refused = 0;
+	return true;
+}
+
 void usbip_server_accept(struct usbip_server *s)
 {
 	struct sockaddr_in sa;
@@ -450,6 +524,9 @@ void usbip_server_accept(struct usbip_server *s)
 			emu_log("accept: %s", strerror(errno));
 		return;
 	}
+	inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
+	if (refuse_over_cap(s, fd, ip, ntohs(sa.sin_port)))
+		return;
 	/* small control replies must not wait for Nagle */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* a client that stops reading is dropped rather than hang us */
@@ -460,17 +537,19 @@ void usbip_server_accept(struct usbip_server *s)
 		close(fd);
 		return;
 	}
-	inet_ntop(AF_INET, &sa.sin_addr, ip, sizeof(ip));
 	snprintf(c->peer, sizeof(c->peer), "%s:%u", ip, ntohs(sa.sin_port));
 	c->srv = s;
 	c->fd = fd;
+	pthread_mutex_lock(&s->conns_lock);
 	if (pthread_create(&c->thread, NULL, conn_thread, c)) {
+		pthread_mutex_unlock(&s->conns_lock);
 		emu_log("client %s: cannot start a thread; closing", c->peer);
 		close(fd);
 		free(c);
 		return;
 	}
-	pthread_mutex_lock(&s->conns_lock);
+	/* under the lock: the thread's own live-- must come after this */
+	s->live++;
 	c->next = s->conns;
 	s->conns = c;
 	pthread_mutex_unlock(&s->conns_lock);

@@ -18,6 +18,21 @@
 /* one microframe of bus time */
 #define USBIP_MICROFRAME_NS		125000ull
 #define USBIP_DEFAULT_LATE_TOLERANCE_MS	1000
+/*
+ * What a hostile client may hold (usbip_session.h for the URB side).
+ * Each connection is a thread; at most max_clients at once (default:
+ * this, or the camera count + 8 if more, so that every camera can be
+ * imported and still be listed). Any more are accepted and closed at once.
+ */
+#define USBIP_SERVER_DEFAULT_MAX_CLIENTS	16
+/* a new connection must send its whole request within this */
+#define USBIP_DEFAULT_REQUEST_TIMEOUT_MS	10000
+/* an importer that sends no URB within this is dropped (camera freed) */
+#define USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS	30000
+/* 1 s of bus time: iso URBs queued per session */
+#define USBIP_DEFAULT_MAX_QUEUED_UFRAMES	8000
+/* a timeout that never fires */
+#define USBIP_TIMEOUT_NEVER		0xffffffffu
 
 struct usbip_server_config {
 	const char *bind;	/* address to listen on */
@@ -29,6 +44,13 @@ struct usbip_server_config {
 	/* host lateness absorbed by pausing the bus clock (usbip_session.h) */
 	unsigned int late_tolerance_ms;
 	bool verbose;
+	/* the limits above; 0 for each takes its default */
+	unsigned int max_clients;
+	unsigned int request_timeout_ms;	/* or USBIP_TIMEOUT_NEVER */
+	unsigned int first_urb_timeout_ms;	/* or USBIP_TIMEOUT_NEVER */
+	uint32_t max_queued_uframes;
+	/* test seam for fuzzers: no real-time pacing (usbip_session.h) */
+	bool no_pacing;
 };
 
 struct usbip_server;

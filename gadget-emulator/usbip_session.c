@@ -30,6 +30,9 @@
 
 #define ISO_EP		(ISOCAM_USB_ISO_EP_ADDR & 0x0f)
 #define RX_INITIAL	(64 * 1024)
+/* per-command bounds (usbip_session.h says why these two) */
+#define MAX_OUT_DATA	65535u
+#define MAX_UFRAME_BYTES	3072u
 
 struct iso_urb {
 	struct iso_urb *next;
@@ -46,8 +49,10 @@ struct iso_urb {
 
 struct session {
 	struct emu_camera *cam;
+	const struct usbip_session_config *cfg;
 	int fd;
 	bool verbose;
+	uint32_t devid;			/* the imported camera's */
 
 	uint8_t *rx;
 	size_t rx_len, rx_cap;
@@ -55,6 +60,10 @@ struct session {
 	size_t tx_cap;
 
 	struct iso_urb *head, *tail;	/* in deadline order */
+	uint32_t queued_uframes;	/* packets of head..tail */
+	bool rx_blocked;		/* an iso URB in rx waits for room */
+	size_t skip;			/* bytes of a refused command to drop */
+	bool got_cmd;			/* a whole command came since import */
 	uint64_t bus_next_ns;		/* bus time; 0: no stream yet */
 	/* bus time = monotonic time - lag; lag grows when lateness is absorbed */
 	uint64_t lag_ns;
@@ -227,8 +236,9 @@ static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
 				"those microframes were never polled");
 	}
 	u->end_ns = u->start_ns + u->np * USBIP_MICROFRAME_NS;
-	u->deadline_ns = u->end_ns + ss->lag_ns;
+	u->deadline_ns = ss->cfg->no_pacing ? 0 : u->end_ns + ss->lag_ns;
 	ss->bus_next_ns = u->end_ns;
+	ss->queued_uframes += u->np;
 	if (ss->tail)
 		ss->tail->next = u;
 	else
@@ -253,6 +263,7 @@ static int complete_iso(struct session *ss)
 	ss->head = u->next;
 	if (!ss->head)
 		ss->tail = NULL;
+	ss->queued_uframes -= u->np;
 
 	need = USBIP_HEADER_LEN + u->tbl + (size_t)u->np * USBIP_ISO_DESC_LEN;
 	if (grow(&ss->tx, &ss->tx_cap, need) < 0) {
@@ -325,6 +336,7 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 		if (u->seqnum != cmd->hdr.u.cmd_unlink.seqnum)
 			continue;
 		*pp = u->next;
+		ss->queued_uframes -= u->np;
 		free(u);
 		status = -ECONNRESET;
 		break;
@@ -413,14 +425,117 @@ static ssize_t recv_stamped(struct session *ss, uint8_t *buf, size_t len)
 	return n;
 }
 
-/* Read what is there and handle every complete command. */
-static int on_readable(struct session *ss)
+static void consume(struct session *ss, size_t n)
+{
+	memmove(ss->rx, ss->rx + n, ss->rx_len - n);
+	ss->rx_len -= n;
+}
+
+/*
+ * The bounds of usbip_session.h, checked as soon as a command's header
+ * is in, before its body is waited for. 0: go on; 1: refused (answered,
+ * its bytes are to be skipped); -1: end the session.
+ */
+static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
+{
+	const struct usbip_header *h = &cmd->hdr;
+	uint32_t tbl, np;
+	char why[96];
+
+	if (h->devid != ss->devid) {
+		emu_log("%s: client %s sent devid 0x%08x, not the imported camera's 0x%08x; closing connection",
+			ss->cam->name, ss->cam->client, h->devid, ss->devid);
+		return -1;
+	}
+	if (h->command != USBIP_CMD_SUBMIT)
+		return 0;
+	/* the parser has checked both are in range and not negative */
+	tbl = (uint32_t)h->u.cmd_submit.transfer_buffer_length;
+	np = cmd->iso ? (uint32_t)h->u.cmd_submit.number_of_packets : 0;
+	if (h->direction == USBIP_DIR_OUT && tbl > MAX_OUT_DATA)
+		snprintf(why, sizeof(why), "%u bytes of OUT data (at most %u)",
+			 tbl, MAX_OUT_DATA);
+	else if (np > ss->cfg->max_queued_uframes)
+		snprintf(why, sizeof(why),
+			 "%u packets, more than the %u microframes a session queues",
+			 np, ss->cfg->max_queued_uframes);
+	else if (cmd->iso && tbl > np * MAX_UFRAME_BYTES)
+		snprintf(why, sizeof(why),
+			 "transfer_buffer_length %u above %u packets x %u bytes",
+			 tbl, np, MAX_UFRAME_BYTES);
+	else
+		return 0;
+	emu_log("%s: client %s: URB seqnum %u refused (-EMSGSIZE): %s",
+		ss->cam->name, ss->cam->client, h->seqnum, why);
+	return reply_status(ss, h->seqnum, -EMSGSIZE) < 0 ? -1 : 1;
+}
+
+/* Handle the complete commands in rx, as far as the iso queue has room. */
+static int process_rx(struct session *ss)
 {
 	struct usbip_cmd cmd;
 	char err[160];
 	size_t need;
-	ssize_t n;
 	long used;
+	int r;
+
+	ss->rx_blocked = false;
+	for (;;) {
+		if (ss->skip) {
+			size_t n = ss->skip < ss->rx_len ? ss->skip : ss->rx_len;
+
+			consume(ss, n);
+			ss->skip -= n;
+			if (ss->skip)
+				return 0;
+		}
+		used = usbip_parse_cmd(ss->rx, ss->rx_len, 1u << ISO_EP, &cmd,
+				       &need, err, sizeof(err));
+		if (used == USBIP_PARSE_ERROR) {
+			emu_log("%s: client %s sent a malformed command (%s); closing connection",
+				ss->cam->name, ss->cam->client, err);
+			return -1;
+		}
+		if (used == USBIP_PARSE_NEED_MORE && ss->rx_len < USBIP_HEADER_LEN)
+			return 0;
+		r = check_cmd(ss, &cmd);
+		if (r < 0)
+			return -1;
+		if (r > 0) {
+			ss->got_cmd = true;
+			ss->skip = need;
+			continue;
+		}
+		if (used == USBIP_PARSE_NEED_MORE) {
+			if (grow(&ss->rx, &ss->rx_cap, need) < 0) {
+				emu_log("%s: out of memory for a %zu-byte command",
+					ss->cam->name, need);
+				return -1;
+			}
+			return 0;
+		}
+		if (cmd.iso && cmd.hdr.command == USBIP_CMD_SUBMIT &&
+		    cmd.hdr.direction == USBIP_DIR_IN &&
+		    ss->queued_uframes + cmd.num_iso > ss->cfg->max_queued_uframes) {
+			/* back-pressure: left unread until completions make room */
+			ss->rx_blocked = true;
+			return 0;
+		}
+		ss->got_cmd = true;
+		if (cmd.hdr.command == USBIP_CMD_UNLINK) {
+			if (handle_unlink(ss, &cmd) < 0)
+				return -1;
+		} else if (handle_submit(ss, &cmd) < 0) {
+			return -1;
+		}
+		consume(ss, (size_t)used);
+	}
+}
+
+/* Read what is there and handle every complete command. */
+static int on_readable(struct session *ss)
+{
+	ssize_t n;
 
 	if (grow(&ss->rx, &ss->rx_cap, ss->rx_len + 4096) < 0) {
 		emu_log("%s: out of memory for receiving", ss->cam->name);
@@ -441,46 +556,27 @@ static int on_readable(struct session *ss)
 		return -1;
 	}
 	ss->rx_len += (size_t)n;
-
-	for (;;) {
-		used = usbip_parse_cmd(ss->rx, ss->rx_len, 1u << ISO_EP, &cmd,
-				       &need, err, sizeof(err));
-		if (used == USBIP_PARSE_ERROR) {
-			emu_log("%s: client %s sent a malformed command (%s); closing connection",
-				ss->cam->name, ss->cam->client, err);
-			return -1;
-		}
-		if (used == USBIP_PARSE_NEED_MORE) {
-			if (grow(&ss->rx, &ss->rx_cap, need) < 0) {
-				emu_log("%s: out of memory for a %zu-byte command",
-					ss->cam->name, need);
-				return -1;
-			}
-			return 0;
-		}
-		if (cmd.hdr.command == USBIP_CMD_UNLINK) {
-			if (handle_unlink(ss, &cmd) < 0)
-				return -1;
-		} else if (handle_submit(ss, &cmd) < 0) {
-			return -1;
-		}
-		memmove(ss->rx, ss->rx + used, ss->rx_len - (size_t)used);
-		ss->rx_len -= (size_t)used;
-	}
+	return process_rx(ss);
 }
 
 void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
-		       bool verbose, unsigned int late_tolerance_ms)
+		       const struct usbip_session_config *cfg)
 {
 	struct session ss = {
 		.cam = cam,
+		.cfg = cfg,
 		.fd = fd,
-		.verbose = verbose,
-		.late_tolerance_ns = late_tolerance_ms * 1000000ull,
+		.verbose = cfg->verbose,
+		.late_tolerance_ns = cfg->late_tolerance_ms * 1000000ull,
 	};
+	uint64_t first_cmd_by = now_ns() +
+				cfg->first_cmd_timeout_ms * 1000000ull;
 	struct video_stream_stats st;
+	struct usbip_usb_device d;
 	struct iso_urb *u;
 
+	emu_camera_usbip_device(cam, &d);
+	ss.devid = d.busnum << 16 | d.devnum;
 	pthread_mutex_lock(&cam->lock);
 	video_stream_get_stats(bridge_video(cam->bridge), &st);
 	pthread_mutex_unlock(&cam->lock);
@@ -494,25 +590,33 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = POLLIN },
+			{ .fd = fd, .events = ss.rx_blocked ? 0 : POLLIN },
 			{ .fd = stop_fd, .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
-		uint64_t now;
+		uint64_t now = now_ns(), wake = UINT64_MAX;
 
-		if (ss.head) {
-			now = now_ns();
-			while (ss.head && ss.head->deadline_ns <= now) {
-				if (complete_iso(&ss) < 0)
-					goto out;
+		while (ss.head && ss.head->deadline_ns <= now) {
+			if (complete_iso(&ss) < 0 ||
+			    (ss.rx_blocked && process_rx(&ss) < 0))
+				goto out;
+		}
+		if (ss.head)
+			wake = ss.head->deadline_ns;
+		if (!ss.got_cmd && cfg->first_cmd_timeout_ms) {
+			if (now >= first_cmd_by) {
+				emu_log("%s: client %s imported the camera but sent no URB within %u ms (--first-urb-timeout); closing connection",
+					cam->name, cam->client,
+					cfg->first_cmd_timeout_ms);
+				break;
 			}
-			if (ss.head) {
-				uint64_t wait = ss.head->deadline_ns - now;
-
-				ts.tv_sec = (time_t)(wait / 1000000000ull);
-				ts.tv_nsec = (long)(wait % 1000000000ull);
-				tsp = &ts;
-			}
+			if (first_cmd_by < wake)
+				wake = first_cmd_by;
+		}
+		if (wake != UINT64_MAX) {
+			ts.tv_sec = (time_t)((wake - now) / 1000000000ull);
+			ts.tv_nsec = (long)((wake - now) % 1000000000ull);
+			tsp = &ts;
 		}
 		if (ppoll(pfd, stop_fd >= 0 ? 2 : 1, tsp, NULL) < 0) {
 			if (errno == EINTR)
@@ -523,6 +627,10 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 		}
 		if (stop_fd >= 0 && (pfd[1].revents & POLLIN))
 			break;
+		if (ss.rx_blocked && (pfd[0].revents & (POLLHUP | POLLERR))) {
+			emu_log("%s: client %s hung up", cam->name, cam->client);
+			break;
+		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {
 			if (on_readable(&ss) < 0)
 				break;

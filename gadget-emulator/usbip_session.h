@@ -22,14 +22,50 @@
 #define ISOCAM_EMU_USBIP_SESSION_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct emu_camera;
+
+/*
+ * What a hostile client may make the session hold (a real vhci stays
+ * far below every limit):
+ *
+ * - Iso URBs queued: at most max_queued_uframes microframes of bus time
+ *   (the sum of their packets). An URB that does not fit waits in the
+ *   socket: the session stops reading (and so handles no command after
+ *   it, control ones included) until completions make room. The kernel's
+ *   socket buffers then bound what the client can push.
+ * - An iso URB of more packets than fit the queue at all is answered
+ *   -EMSGSIZE, as is one whose transfer_buffer_length is above
+ *   number_of_packets x 3072 (the most a high-speed microframe carries).
+ * - A URB with more than 65535 bytes of OUT data (ep0 is the only
+ *   endpoint that takes any, and wLength is 16 bits) is answered
+ *   -EMSGSIZE and its data skipped, never buffered.
+ * - A command whose devid is not the imported camera's (busnum << 16 |
+ *   devnum) ends the session, as the kernel's stub does.
+ * - A client that imported but sends no complete command within
+ *   first_cmd_timeout_ms is dropped: vhci starts enumerating at once,
+ *   so it is holding the camera without using it. After the first
+ *   command, no URBs for any time is normal (an idle camera).
+ */
+struct usbip_session_config {
+	bool verbose;
+	unsigned int late_tolerance_ms;
+	uint32_t max_queued_uframes;	/* >= 1 */
+	unsigned int first_cmd_timeout_ms;	/* 0: never */
+	/*
+	 * Test seam for fuzzers: iso URBs complete as soon as they are
+	 * queued instead of at their bus-time deadline (bus time itself
+	 * advances as usual), so no input waits on real time.
+	 */
+	bool no_pacing;
+};
 
 /*
  * Run until the client goes away, sends garbage, a vanish fault fires,
  * or stop_fd becomes readable. Does not close fd.
  */
 void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
-		       bool verbose, unsigned int late_tolerance_ms);
+		       const struct usbip_session_config *cfg);
 
 #endif /* ISOCAM_EMU_USBIP_SESSION_H */

@@ -30,6 +30,8 @@
 #define PKT		3072
 #define IN_FLIGHT	8
 #define SECONDS		3
+/* busnum 1 << 16 | devnum 1: bus id 1-1, which the session checks */
+#define DEVID		0x10001
 
 struct srv_arg {
 	struct usbip_server *srv;
@@ -86,6 +88,7 @@ static void ctrl_out(int fd, uint8_t bm, uint8_t req, uint16_t val,
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
 	h.seqnum = seq++;
+	h.devid = DEVID;
 	h.u.cmd_submit.transfer_buffer_length = len;
 	usb_setup_encode(h.u.cmd_submit.setup, &s);
 	usbip_header_encode(buf, &h);
@@ -106,6 +109,7 @@ static void submit_iso(int fd)
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
 	h.seqnum = seq++;
+	h.devid = DEVID;
 	h.direction = USBIP_DIR_IN;
 	h.ep = 1;
 	h.u.cmd_submit.transfer_buffer_length = NP * PKT;

@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -170,12 +173,12 @@ static void recv_ret(struct conn *c, bool in, bool iso, uint32_t np,
 	assert_int_equal(n, (long)(USBIP_HEADER_LEN + extra));
 }
 
-static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
-			    uint16_t val, uint16_t idx, uint16_t len,
-			    const uint8_t *out)
+/* A control CMD_SUBMIT into buf (room for 48 + 256); its length. */
+static size_t encode_ctrl(struct conn *c, uint8_t *buf, uint8_t bm,
+			  uint8_t req, uint16_t val, uint16_t idx, uint16_t len,
+			  const uint8_t *out)
 {
 	struct usbip_header h;
-	uint8_t buf[USBIP_HEADER_LEN + 256];
 	struct usb_setup s = { bm, req, val, idx, len };
 	bool in = bm & USB_DIR_IN;
 
@@ -189,8 +192,17 @@ static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
 	usbip_header_encode(buf, &h);
 	if (!in)
 		memcpy(buf + USBIP_HEADER_LEN, out, len);
-	send_all(c->fd, buf, USBIP_HEADER_LEN + (in ? 0 : len));
-	return h.seqnum;
+	return USBIP_HEADER_LEN + (in ? 0 : len);
+}
+
+static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
+			    uint16_t val, uint16_t idx, uint16_t len,
+			    const uint8_t *out)
+{
+	uint8_t buf[USBIP_HEADER_LEN + 256];
+
+	send_all(c->fd, buf, encode_ctrl(c, buf, bm, req, val, idx, len, out));
+	return c->seq - 1;
 }
 
 /* A control transfer; returns the status, data copied to in_data. */
@@ -224,10 +236,10 @@ static void i2c_write(struct conn *c, const uint8_t *d, uint16_t n)
 }
 
 /* ok == NULL: the send must succeed; else *ok says whether it did. */
-static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
-			      bool *ok)
+/* An iso IN CMD_SUBMIT of np packets of plen bytes into buf; its length. */
+static size_t encode_iso(struct conn *c, uint8_t *buf, uint32_t np,
+			 uint32_t plen, uint32_t tbl)
 {
-	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
 	struct usbip_header h;
 	uint32_t i;
 
@@ -238,7 +250,7 @@ static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
 	h.direction = USBIP_DIR_IN;
 	h.ep = 1;
 	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
-	h.u.cmd_submit.transfer_buffer_length = (int32_t)(np * plen);
+	h.u.cmd_submit.transfer_buffer_length = (int32_t)tbl;
 	h.u.cmd_submit.number_of_packets = (int32_t)np;
 	h.u.cmd_submit.interval = 1;
 	usbip_header_encode(buf, &h);
@@ -248,13 +260,20 @@ static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
 		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
 				      i * USBIP_ISO_DESC_LEN, &d);
 	}
+	return USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN;
+}
+
+static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
+			      bool *ok)
+{
+	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
+	size_t len = encode_iso(c, buf, np, plen, np * plen);
+
 	if (ok)
-		*ok = send(c->fd, buf, USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN,
-			   MSG_NOSIGNAL) ==
-		      (ssize_t)(USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN);
+		*ok = send(c->fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len;
 	else
-		send_all(c->fd, buf, USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN);
-	return h.seqnum;
+		send_all(c->fd, buf, len);
+	return c->seq - 1;
 }
 
 static uint32_t submit_iso(struct conn *c, uint32_t np, uint32_t plen)
@@ -603,6 +622,8 @@ static void test_vanish(void **state)
 	struct usbip_server_config cfg = {
 		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
 		.fault_spec = "vanish=after:2",
+		/* a loaded machine's late client must not cost a frame */
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
 	struct isocam_assembler as;
 	struct frames *fr = calloc(1, sizeof(*fr));
@@ -673,6 +694,412 @@ static void test_late_host(void **state)
 	assert_true(gap_after_host_pause(0) >= 100000);
 }
 
+/*
+ * --- hostile clients: the limits of usbip_server.h and usbip_session.h ---
+ */
+
+/* A server of its own for one test; returns the shared one to restore. */
+static struct usbip_server *use_server(struct usbip_server_config *cfg)
+{
+	struct usbip_server *saved = srv;
+
+	cfg->count = cfg->count ? cfg->count : 2;
+	cfg->chip_id = IC1280_CHIP_ID;
+	cfg->seed = 1;
+	srv = usbip_server_new(cfg);
+	assert_non_null(srv);
+	return saved;
+}
+
+static void restore_server(struct usbip_server *saved)
+{
+	usbip_server_free(srv);
+	srv = saved;
+}
+
+/* The peer closes within ms: EOF (not mere silence, as recv_exact allows). */
+static void expect_eof(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint8_t b;
+
+	assert_int_equal(poll(&pfd, 1, ms), 1);
+	assert_true(recv(fd, &b, 1, 0) <= 0);
+}
+
+static uint64_t ms_since(uint64_t t0)
+{
+	return (now_ns() - t0) / 1000000;
+}
+
+/* A header-only command (plus extra bytes) with the conn's devid. */
+static void send_hdr(struct conn *c, struct usbip_header *h,
+		     const uint8_t *extra, size_t len)
+{
+	uint8_t buf[USBIP_HEADER_LEN];
+
+	h->devid = c->devid;
+	usbip_header_encode(buf, h);
+	send_all(c->fd, buf, sizeof(buf));
+	if (len)
+		send_all(c->fd, extra, len);
+}
+
+/* The status of the RET_SUBMIT answering seq. */
+static int32_t ret_status(struct conn *c, uint32_t seq)
+{
+	uint8_t buf[USBIP_HEADER_LEN + 64];
+	struct usbip_ret ret;
+
+	recv_ret(c, false, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, seq);
+	return ret.hdr.u.ret_submit.status;
+}
+
+/* A bus id that is not NUL terminated: refused as a failed request. */
+static void test_import_malformed(void **state)
+{
+	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_OP_COMMON_LEN];
+	struct usbip_op_common op;
+	struct conn c;
+
+	(void)state;
+	conn_open(&c);
+	usbip_import_req_encode(req, "1-1");
+	memset(req + USBIP_OP_COMMON_LEN, 'x', USBIP_BUSID_LEN);
+	send_all(c.fd, req, sizeof(req));
+	assert_int_equal(recv_exact(c.fd, rep, sizeof(rep)), 0);
+	assert_int_equal(usbip_op_common_decode(rep, sizeof(rep), &op), 0);
+	assert_int_equal(op.status, USBIP_OP_STATUS_ERROR);
+	expect_eof(c.fd, 1000);
+	conn_close(&c);
+}
+
+/* A command for another device than the one imported ends the session. */
+static void test_devid_check(void **state)
+{
+	struct usbip_header h;
+	struct conn c;
+	uint8_t d[16];
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-2"), 0);
+	assert_int_equal(c.devid, 0x10002);
+	assert_int_equal(ctrl(&c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	c.devid = 0x10001;	/* the other camera's */
+	submit_ctrl(&c, USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
+		    ISOCAM_REQ_GET_STATUS, 0, 0, 16, NULL);
+	expect_eof(c.fd, 1000);		/* no reply: hung up on */
+	conn_close(&c);
+
+	/* CMD_UNLINK is checked as well */
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-2"), 0);
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_UNLINK;
+	h.seqnum = c.seq++;
+	h.u.cmd_unlink.seqnum = 1;
+	c.devid = 0;
+	send_hdr(&c, &h, NULL, 0);
+	expect_eof(c.fd, 1000);
+	conn_close(&c);
+
+	/* and the camera is free again */
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-2"), 0);
+	conn_close(&c);
+}
+
+/*
+ * max_queued_uframes 64 with 32-packet URBs: two fit, the third waits in
+ * the socket, and so does the control URB behind it. It is answered only
+ * once the first iso URB completed and made room; with the cap broken it
+ * would come first, as in test_unlink. Waiting URBs are not read: they
+ * stay in the socket buffer.
+ */
+static void test_queue_backpressure(void **state)
+{
+	enum { FLOOD = 230 };
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	static uint8_t flood[FLOOD * (USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN)];
+	struct usbip_server_config cfg = { .max_queued_uframes = 64 };
+	struct usbip_server *saved = use_server(&cfg);
+	struct timespec settle = { .tv_nsec = 50000000 };
+	uint32_t iso[4], ctrl_seq, i;
+	struct usbip_ret ret;
+	struct conn c;
+	size_t len;
+	int unread;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+	/* in one send, so that none of it arrives late */
+	for (i = 0, len = 0; i < 3; i++) {
+		iso[i] = c.seq;
+		len += encode_iso(&c, flood + len, NP, PKT, NP * PKT);
+	}
+	ctrl_seq = c.seq;
+	len += encode_ctrl(&c, flood + len, USB_DIR_IN | USB_TYPE_VENDOR |
+			   USB_RECIP_INTERFACE, ISOCAM_REQ_GET_STATUS, 0, 0, 16,
+			   NULL);
+	iso[3] = c.seq;
+	len += encode_iso(&c, flood + len, NP, PKT, NP * PKT);
+	send_all(c.fd, flood, len);
+
+	recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, iso[0]);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, ctrl_seq);
+	for (i = 1; i < 4; i++) {
+		recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+		assert_int_equal(ret.hdr.seqnum, iso[i]);
+		assert_int_equal(ret.hdr.u.ret_submit.status, 0);
+	}
+
+	/* FLOOD URBs at once (128 KB): most stay in the socket, unread */
+	for (i = 0, len = 0; i < FLOOD; i++)
+		len += encode_iso(&c, flood + len, NP, PKT, NP * PKT);
+	send_all(c.fd, flood, len);
+	nanosleep(&settle, NULL);
+	assert_int_equal(ioctl(c.server_fd, FIONREAD, &unread), 0);
+	assert_true(unread >= 32 * 1024);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
+ * Sizes no vhci sends are answered -EMSGSIZE, and the session goes on:
+ * OUT data above 65535 bytes is skipped unread into memory, however it
+ * arrives; iso transfers above 3072 bytes a packet, or of more packets
+ * than the queue holds, are refused.
+ */
+static void test_size_refusals(void **state)
+{
+	struct usbip_server_config cfg = { .max_queued_uframes = 64 };
+	struct usbip_server *saved = use_server(&cfg);
+	static uint8_t junk[70000];
+	uint8_t iso[USBIP_HEADER_LEN + 65 * USBIP_ISO_DESC_LEN];
+	struct usbip_header h;
+	struct conn c;
+	size_t len;
+	uint8_t d[18];
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+
+	/* control OUT of 70000 bytes (wLength 0), the data in two pieces */
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = c.seq++;
+	h.u.cmd_submit.transfer_buffer_length = sizeof(junk);
+	memset(junk, 0xee, sizeof(junk));
+	send_hdr(&c, &h, junk, 30000);
+	assert_int_equal(ret_status(&c, h.seqnum), -EMSGSIZE);
+	send_all(c.fd, junk + 30000, sizeof(junk) - 30000);
+	/* the next command is read where the skipped one ended */
+	assert_int_equal(ctrl(&c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+			      USB_DT_DEVICE << 8, 0, 18, d), 18);
+
+	/* iso: 8 packets in a buffer of 8 x 3072 + 1 bytes; 65 packets */
+	len = encode_iso(&c, iso, 8, PKT, 8 * PKT + 1);
+	send_all(c.fd, iso, len);
+	assert_int_equal(ret_status(&c, c.seq - 1), -EMSGSIZE);
+	len = encode_iso(&c, iso, 65, PKT, 65 * PKT);
+	send_all(c.fd, iso, len);
+	assert_int_equal(ret_status(&c, c.seq - 1), -EMSGSIZE);
+	/* still in business */
+	assert_int_equal(ctrl(&c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+			      USB_DT_DEVICE << 8, 0, 18, d), 18);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
+ * The request timeout is for the whole request: a client that trickles
+ * its import a few bytes every 50 ms is closed once it ran out, as is
+ * one that sends nothing.
+ */
+static void test_request_timeout(void **state)
+{
+	struct usbip_server_config cfg = { .request_timeout_ms = 200 };
+	struct usbip_server *saved = use_server(&cfg);
+	struct timespec pause = { .tv_nsec = 50000000 };
+	uint8_t req[USBIP_IMPORT_REQ_LEN];
+	uint64_t t0 = now_ns();
+	struct conn c;
+	size_t off;
+
+	(void)state;
+	conn_open(&c);
+	expect_eof(c.fd, 2000);
+	assert_true(ms_since(t0) >= 150);
+	conn_close(&c);
+
+	usbip_import_req_encode(req, "1-1");
+	conn_open(&c);
+	t0 = now_ns();
+	for (off = 0; off < sizeof(req) && ms_since(t0) < 1000; off += 4) {
+		if (send(c.fd, req + off, 4, MSG_NOSIGNAL) != 4)
+			break;	/* already closed */
+		nanosleep(&pause, NULL);
+	}
+	expect_eof(c.fd, 2000);
+	assert_true(ms_since(t0) < 1000);	/* not 10 x 50 ms */
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
+ * An importer that never sends a command is dropped and the camera
+ * freed; one that sent a command may then stay idle as long as it likes.
+ */
+static void test_first_urb_timeout(void **state)
+{
+	struct usbip_server_config cfg = { .first_urb_timeout_ms = 200 };
+	struct usbip_server *saved = use_server(&cfg);
+	struct timespec idle = { .tv_nsec = 400000000 };
+	uint64_t t0;
+	struct conn c;
+	uint8_t d[18];
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	t0 = now_ns();
+	expect_eof(c.fd, 2000);
+	assert_true(ms_since(t0) >= 150);
+	conn_close(&c);
+
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);	/* it was freed */
+	assert_int_equal(ctrl(&c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+			      USB_DT_DEVICE << 8, 0, 18, d), 18);
+	nanosleep(&idle, NULL);
+	assert_false(readable_within(c.fd, 0));	/* not hung up on */
+	assert_int_equal(ctrl(&c, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+			      USB_DT_DEVICE << 8, 0, 18, d), 18);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+static int tcp_connect(uint16_t port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET,
+		.sin_port = htons(port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+/* Whether the server lists its devices on this connection. */
+static bool lists_devices(int fd)
+{
+	struct usbip_op_common op = { USBIP_VERSION, USBIP_OP_REQ_DEVLIST, 0 };
+	uint8_t buf[USBIP_OP_COMMON_LEN];
+
+	usbip_op_common_encode(buf, &op);
+	if (send(fd, buf, sizeof(buf), MSG_NOSIGNAL) != sizeof(buf))
+		return false;
+	return recv_exact(fd, buf, sizeof(buf)) == 0 &&
+	       usbip_op_common_decode(buf, sizeof(buf), &op) == 0 &&
+	       op.code == USBIP_OP_REP_DEVLIST;
+}
+
+/*
+ * --max-clients 2 over TCP: a third connection is accepted and closed at
+ * once while two are served; once one of them has gone, a new one is
+ * served again.
+ */
+static void test_max_clients(void **state)
+{
+	struct usbip_server_config cfg = {
+		.bind = "127.0.0.1", .max_clients = 2,
+	};
+	struct usbip_server *saved = use_server(&cfg);
+	struct timespec pause = { .tv_nsec = 20000000 };
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	int a, b, x, tries;
+	uint16_t port;
+	struct conn imp;
+
+	(void)state;
+	assert_int_equal(usbip_server_listen(srv), 0);
+	assert_int_equal(getsockname(usbip_server_listen_fd(srv),
+				     (struct sockaddr *)&sa, &salen), 0);
+	port = ntohs(sa.sin_port);
+	a = tcp_connect(port);
+	usbip_server_accept(srv);
+	b = tcp_connect(port);
+	usbip_server_accept(srv);
+	x = tcp_connect(port);
+	usbip_server_accept(srv);
+	expect_eof(x, 1000);
+	close(x);
+
+	/* both served: a imports, b lists */
+	imp.fd = a;
+	imp.seq = 1;
+	assert_int_equal(import(&imp, "1-1"), 0);
+	assert_true(lists_devices(b));
+	close(b);	/* the server closes after the list anyway */
+
+	/* a slot is free once b's thread is done */
+	for (tries = 0; tries < 100; tries++) {
+		x = tcp_connect(port);
+		usbip_server_accept(srv);
+		if (lists_devices(x))
+			break;
+		close(x);
+		nanosleep(&pause, NULL);
+	}
+	assert_true(tries < 100);
+	close(x);
+	close(a);
+	restore_server(saved);
+}
+
+/*
+ * The fuzzers' seam: without pacing, 0.4 s of bus time completes at
+ * once, and the stream still advances (frames come out).
+ */
+static void test_no_pacing(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_server_config cfg = { .no_pacing = true };
+	struct usbip_server *saved = use_server(&cfg);
+	struct usbip_ret ret;
+	uint64_t t0, bytes = 0;
+	struct conn c;
+	uint32_t i;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+	t0 = now_ns();
+	for (i = 0; i < 100; i++) {
+		submit_iso(&c, NP, PKT);
+		recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+		bytes += ret.data_len;
+	}
+	assert_true(ms_since(t0) < 300);
+	assert_true(bytes >= 160 * 120 * 10);	/* 60 fps: 24 frames in 0.4 s */
+	conn_close(&c);
+	restore_server(saved);
+}
+
 static int setup(void **state)
 {
 	struct usbip_server_config cfg = {
@@ -703,6 +1130,14 @@ int main(void)
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_vanish),
 		cmocka_unit_test(test_late_host),
+		cmocka_unit_test(test_import_malformed),
+		cmocka_unit_test(test_devid_check),
+		cmocka_unit_test(test_queue_backpressure),
+		cmocka_unit_test(test_size_refusals),
+		cmocka_unit_test(test_request_timeout),
+		cmocka_unit_test(test_first_urb_timeout),
+		cmocka_unit_test(test_max_clients),
+		cmocka_unit_test(test_no_pacing),
 	};
 
 	return cmocka_run_group_tests_name("emu_server", tests, setup, teardown);
