@@ -15,6 +15,7 @@
 #include <isocam/usb.h>
 
 #include "fault.h"
+#include "hostile.h"
 #include "i2c_bus.h"
 #include "ic1280_model.h"
 #include "log.h"
@@ -24,6 +25,7 @@ struct bridge {
 	char name[32];
 	bool verbose;
 	struct fault *fault;
+	struct hostile *hostile;
 	struct usb_descriptors desc;
 	struct i2c_bus bus;
 	struct ic1280 *sensor;
@@ -81,7 +83,8 @@ struct bridge *bridge_new(const struct bridge_config *cfg)
 	snprintf(b->name, sizeof(b->name), "%s", cfg->name);
 	b->verbose = cfg->verbose;
 	b->fault = cfg->fault;
-	usb_descriptors_init(&b->desc, cfg->serial);
+	b->hostile = cfg->hostile;
+	usb_descriptors_init(&b->desc, cfg->serial, cfg->hostile);
 	i2c_bus_init(&b->bus);
 	b->sensor = ic1280_new(cfg->chip_id);
 	if (!b->sensor)
@@ -90,6 +93,7 @@ struct bridge *bridge_new(const struct bridge_config *cfg)
 	if (!b->video)
 		goto oom;
 	video_stream_set_fault(b->video, cfg->fault);
+	video_stream_set_hostile(b->video, cfg->hostile);
 	i2c_bus_attach(&b->bus, IC1280_I2C_ADDR, &sensor_ops, b->sensor);
 	return b;
 oom:
@@ -114,7 +118,7 @@ unsigned int bridge_alt(const struct bridge *b)
 
 uint32_t bridge_packet_bytes(const struct bridge *b)
 {
-	return usb_alt_packet_bytes(b->alt);
+	return usb_descriptors_alt_bytes(&b->desc, b->alt);
 }
 
 bool bridge_configured(const struct bridge *b)
@@ -146,10 +150,10 @@ static void set_alt(struct bridge *b, uint8_t alt)
 {
 	b->alt = alt;
 	b->ep_halted = false;
-	video_stream_set_packet_size(b->video, usb_alt_packet_bytes(alt));
+	video_stream_set_packet_size(b->video, bridge_packet_bytes(b));
 	if (b->verbose)
 		emu_log("%s: alt setting %u (%u bytes per microframe)",
-			b->name, alt, usb_alt_packet_bytes(alt));
+			b->name, alt, bridge_packet_bytes(b));
 }
 
 static int std_request(struct bridge *b, const struct usb_setup *s,
@@ -192,7 +196,7 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 	case USB_REQ_SET_INTERFACE:
 		if (in || recip != USB_RECIP_INTERFACE || !b->config ||
 		    s->wIndex != ISOCAM_USB_IFACE_NUM ||
-		    s->wValue >= ISOCAM_USB_NUM_ALTS)
+		    s->wValue >= b->desc.num_alts)
 			return BRIDGE_STALL;
 		set_alt(b, (uint8_t)s->wValue);
 		return 0;
@@ -286,6 +290,12 @@ static int vendor_request(struct bridge *b, const struct usb_setup *s,
 			s->bRequest);
 		return BRIDGE_STALL;
 	}
+	if (hostile_on(b->hostile, HOSTILE_CTRL_STALL)) {
+		if (b->verbose)
+			emu_log("%s: hostile: stalling vendor request 0x%02x",
+				b->name, s->bRequest);
+		return BRIDGE_STALL;
+	}
 
 	switch (s->bRequest) {
 	case ISOCAM_REQ_I2C_WRITE:
@@ -310,6 +320,13 @@ static int vendor_request(struct bridge *b, const struct usb_setup *s,
 		} else if (in) {
 			res = i2c_bus_read(&b->bus, s->wValue, data,
 					   n < len ? n : len);
+			if (res == ISOCAM_I2C_OK)
+				hostile_i2c_read(b->hostile, data,
+						 n < len ? n : len);
+		} else if (hostile_i2c_nak(b->hostile, s->wValue, data, n)) {
+			res = ISOCAM_I2C_NAK_DATA;
+			emu_log("%s: hostile: NAK on the i2c 0x%02x write that starts streaming",
+				b->name, s->wValue);
 		} else {
 			res = i2c_bus_write(&b->bus, s->wValue, data, n);
 			if (b->verbose)
@@ -367,6 +384,8 @@ int bridge_control(struct bridge *b, const struct usb_setup *s,
 		break;
 	case USB_TYPE_VENDOR:
 		ret = vendor_request(b, s, data, len);
+		ret = hostile_ctrl_reply(b->hostile, s->bmRequestType,
+					 s->wLength, data, len, ret);
 		break;
 	default:
 		ret = BRIDGE_STALL;

@@ -15,6 +15,7 @@
 #include "usb_descriptors.h"
 
 struct fault;
+struct hostile;
 struct ic1280;
 struct video_stream;
 struct bridge;
@@ -24,6 +25,7 @@ struct bridge_config {
 	const char *serial;	/* iSerialNumber */
 	uint16_t chip_id;	/* what the sensor's CHIP_ID reads */
 	struct fault *fault;	/* may be NULL; not owned */
+	struct hostile *hostile;	/* may be NULL; not owned */
 	bool verbose;		/* log every i2c write and request */
 };
 
@@ -48,9 +50,10 @@ void bridge_free(struct bridge *b);
 
 /*
  * One control transfer on ep0. For IN, data has room for len bytes (len
- * >= wLength is not required; at most min(len, wLength) are written) and
- * the return is the bytes produced; for OUT, data holds len bytes from
- * the host and the return is len. BRIDGE_STALL when the device STALLs.
+ * >= wLength is not required; at most min(len, wLength) are written,
+ * unless hostile ctrl-long fills up to len) and the return is the bytes
+ * produced; for OUT, data holds len bytes from the host and the return is
+ * len. BRIDGE_STALL when the device STALLs.
  */
 int bridge_control(struct bridge *b, const struct usb_setup *s,
 		   uint8_t *data, size_t len);

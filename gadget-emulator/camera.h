@@ -14,6 +14,7 @@
 #include "usbip_proto.h"
 
 struct fault;
+struct hostile;
 
 struct emu_camera {
 	unsigned int index;		/* 0-based; bus id 1-(index+1) */
@@ -26,6 +27,8 @@ struct emu_camera {
 	pthread_mutex_t lock;
 	struct bridge *bridge;
 	struct fault *fault;
+	/* set up once; its arming is atomic (hostile.h): no lock needed */
+	struct hostile *hostile;
 	bool in_use;			/* imported by a client */
 	bool powered_before;		/* needs a reset before the next import */
 	char client[64];

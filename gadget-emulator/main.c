@@ -19,6 +19,7 @@
 #include <isocam/ic1280_regs.h>
 #include <isocam/usb.h>
 
+#include "hostile.h"
 #include "log.h"
 #include "usbip_server.h"
 
@@ -54,6 +55,15 @@ static void usage(FILE *f)
 "                   e.g. --fault=drop=1/50,vanish=after:300\n"
 "  --seed=N         fault seed: where in each 1/N period faults fire\n"
 "                   (camera i uses N+i; default 1)\n"
+"  --hostile=LIST   lie in the same way every time: comma-separated\n"
+"                   modes, listed below; each camera logs \"camN: hostile\n"
+"                   LIST active\" at startup\n"
+"  --hostile-on=WHEN\n"
+"                   start (default): active from the start; signal:\n"
+"                   dormant until SIGUSR2 arms them in every camera, which\n"
+"                   then logs \"camN: hostile LIST armed\". Descriptor\n"
+"                   modes are read at enumeration: they apply from start\n"
+"                   either way\n"
 "  --late-tolerance=MS\n"
 "                   when the host lets the iso queue run dry, a real\n"
 "                   camera drops the frames it cannot send; over USB/IP\n"
@@ -79,13 +89,29 @@ static void usage(FILE *f)
 "  -h, --help       this text\n"
 "\n"
 "A status line per camera (frames sent/dropped, MB/s, client) is logged\n"
-"every SECS seconds and on SIGUSR1. SIGINT/SIGTERM shut down cleanly.\n",
+"every SECS seconds and on SIGUSR1. SIGUSR2 arms --hostile-on=signal modes.\n"
+"SIGINT/SIGTERM shut down cleanly.\n",
 		ISOCAM_USB_VID, ISOCAM_USB_PID, USBIP_SERVER_DEFAULT_BIND,
 		USBIP_SERVER_DEFAULT_PORT, USBIP_SERVER_MAX_CAMERAS,
 		IC1280_CHIP_ID, USBIP_DEFAULT_LATE_TOLERANCE_MS,
 		STATUS_INTERVAL_S, USBIP_SERVER_DEFAULT_MAX_CLIENTS,
 		USBIP_DEFAULT_REQUEST_TIMEOUT_MS / 1000,
 		USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS / 1000);
+	fprintf(f, "\nHostile modes (--hostile=NAME[,NAME...]):\n");
+	hostile_usage(f, 2);
+}
+
+static int check_hostile(const char *spec)
+{
+	char err[1024];
+	struct hostile *h = hostile_new(spec, true, 0, err, sizeof(err));
+
+	if (!h) {
+		fprintf(stderr, "isocam-emu: --hostile=%s: %s\n", spec, err);
+		return -1;
+	}
+	hostile_free(h);
+	return 0;
 }
 
 static uint64_t now_ms(void)
@@ -120,6 +146,8 @@ int main(int argc, char **argv)
 		{ "chip-id", required_argument, NULL, 'c' },
 		{ "fault", required_argument, NULL, 'f' },
 		{ "seed", required_argument, NULL, 's' },
+		{ "hostile", required_argument, NULL, 'H' },
+		{ "hostile-on", required_argument, NULL, 'A' },
 		{ "status", required_argument, NULL, 'S' },
 		{ "late-tolerance", required_argument, NULL, 'L' },
 		{ "max-clients", required_argument, NULL, 'C' },
@@ -170,6 +198,17 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			cfg.fault_spec = optarg;
+			break;
+		case 'H':
+			cfg.hostile_spec = optarg;
+			break;
+		case 'A':
+			if (strcmp(optarg, "start") && strcmp(optarg, "signal")) {
+				fprintf(stderr, "isocam-emu: --hostile-on=%s: expected start or signal\n",
+					optarg);
+				return 2;
+			}
+			cfg.hostile_on_signal = !strcmp(optarg, "signal");
 			break;
 		case 's':
 			if (parse_ulong("--seed", optarg, UINT_MAX, &v) < 0)
@@ -225,11 +264,16 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* here, so that the whole list of valid names reaches the user */
+	if (check_hostile(cfg.hostile_spec) < 0)
+		return 2;
+
 	/* block before any thread starts, so every thread inherits it */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGPIPE);
 	if (pthread_sigmask(SIG_BLOCK, &mask, NULL)) {
 		fprintf(stderr, "isocam-emu: cannot block signals\n");
@@ -278,6 +322,9 @@ int main(int argc, char **argv)
 			if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 				if (si.ssi_signo == SIGUSR1) {
 					usbip_server_status(srv);
+				} else if (si.ssi_signo == SIGUSR2) {
+					if (!usbip_server_arm_hostile(srv))
+						emu_log("SIGUSR2: no dormant hostile mode to arm");
 				} else if (si.ssi_signo != SIGPIPE) {
 					emu_log("%s: shutting down",
 						strsignal((int)si.ssi_signo));

@@ -3,8 +3,11 @@
 # scene.c alone is the reference renderer the test tools need (it has no
 # dependency on the rest), hence its own variable.
 EMU_SCENE_SRCS := $(ROOT)/gadget-emulator/scene.c
+# hostile.c: the packetizer's hostile payload modes live there (it needs
+# nothing else), so every user of the packetizer links it.
 EMU_MODEL_SRCS := $(ROOT)/gadget-emulator/ic1280_model.c \
 	$(EMU_SCENE_SRCS) \
-	$(ROOT)/gadget-emulator/video_stream.c
+	$(ROOT)/gadget-emulator/video_stream.c \
+	$(ROOT)/gadget-emulator/hostile.c
 EMU_MODEL_HDRS := $(wildcard $(ROOT)/gadget-emulator/*.h) \
 	$(wildcard $(ROOT)/include/isocam/*.h)

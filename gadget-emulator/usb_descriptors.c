@@ -23,6 +23,15 @@ uint32_t usb_alt_packet_bytes(unsigned int alt)
 	return ISOCAM_USB_MAXP_BYTES(w);
 }
 
+uint32_t usb_descriptors_alt_bytes(const struct usb_descriptors *d,
+				   unsigned int alt)
+{
+	if (alt >= d->num_alts)
+		return 0;
+	return usb_alt_packet_bytes(alt < ISOCAM_USB_NUM_ALTS ? alt :
+				    ISOCAM_USB_NUM_ALTS - 1);
+}
+
 static void put_le16(uint8_t *p, uint16_t v)
 {
 	p[0] = (uint8_t)v;
@@ -55,10 +64,61 @@ static void put_config_hdr(uint8_t *p, uint8_t type, uint16_t total)
 	p[8] = ISOCAM_USB_MAX_POWER_MA / 2;	/* 2 mA units */
 }
 
-void usb_descriptors_init(struct usb_descriptors *d, const char *serial)
+/* One alt's endpoint, as honest as the descriptor modes let it be. */
+static uint8_t *put_endpoint(uint8_t *p, unsigned int alt,
+			     const struct hostile *h)
+{
+	uint16_t wmaxp = alt_wmaxp[alt < ISOCAM_USB_NUM_ALTS ? alt :
+				   ISOCAM_USB_NUM_ALTS - 1];
+
+	if (hostile_on(h, HOSTILE_DESC_MAXP_ZERO))
+		wmaxp = 0;
+	else if (hostile_on(h, HOSTILE_DESC_MAXP_HUGE))
+		wmaxp = ISOCAM_USB_MAXP(4, 0x7ff);	/* mult bits 3: reserved */
+	p[0] = USB_DESC_EP_LEN;
+	p[1] = USB_DT_ENDPOINT;
+	p[2] = hostile_on(h, HOSTILE_DESC_OUT) ?
+	       ISOCAM_USB_ISO_EP_ADDR & ~USB_DIR_IN : ISOCAM_USB_ISO_EP_ADDR;
+	p[3] = hostile_on(h, HOSTILE_DESC_BULK) ? USB_ENDPOINT_XFER_BULK :
+	       USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
+	put_le16(p + 4, wmaxp);
+	p[6] = ISOCAM_USB_ISO_EP_INTERVAL;
+	return p + USB_DESC_EP_LEN;
+}
+
+/*
+ * The configuration descriptor; returns the bytes GET_DESCRIPTOR sends
+ * (fewer than wTotalLength says with desc-truncated).
+ */
+static uint16_t put_config(struct usb_descriptors *d, const struct hostile *h)
+{
+	unsigned int first = hostile_on(h, HOSTILE_DESC_NO_ALT0) ? 1 : 0;
+	bool endpoints = !hostile_on(h, HOSTILE_DESC_NO_ISO);
+	uint8_t *p = d->config + USB_DESC_CONFIG_HDR_LEN;
+	unsigned int alt;
+	uint16_t total;
+
+	for (alt = first; alt < d->num_alts; alt++) {
+		uint8_t as = (uint8_t)alt;
+
+		/* the last alt says it is the one before it */
+		if (hostile_on(h, HOSTILE_DESC_DUP_ALTS) && alt == d->num_alts - 1)
+			as--;
+		p = put_iface(p, as, alt && endpoints ? 1 : 0);
+		if (alt && endpoints)
+			p = put_endpoint(p, alt, h);
+	}
+	total = (uint16_t)(p - d->config);
+	put_config_hdr(d->config, USB_DT_CONFIG, total);
+	if (hostile_on(h, HOSTILE_DESC_TRUNCATED))
+		return total - HOSTILE_DESC_TRUNCATE;	/* mid-descriptor */
+	return total;
+}
+
+void usb_descriptors_init(struct usb_descriptors *d, const char *serial,
+			  const struct hostile *h)
 {
 	uint8_t *p;
-	unsigned int alt;
 
 	memset(d, 0, sizeof(*d));
 	p = d->device;
@@ -85,20 +145,9 @@ void usb_descriptors_init(struct usb_descriptors *d, const char *serial)
 	p[6] = 64;
 	p[7] = 1;
 
-	put_config_hdr(d->config, USB_DT_CONFIG, USB_DESC_CONFIG_TOTAL_LEN);
-	p = d->config + USB_DESC_CONFIG_HDR_LEN;
-	for (alt = 0; alt < ISOCAM_USB_NUM_ALTS; alt++) {
-		p = put_iface(p, (uint8_t)alt, alt ? 1 : 0);
-		if (!alt)
-			continue;
-		p[0] = USB_DESC_EP_LEN;
-		p[1] = USB_DT_ENDPOINT;
-		p[2] = ISOCAM_USB_ISO_EP_ADDR;
-		p[3] = USB_ENDPOINT_XFER_ISOC | USB_ENDPOINT_SYNC_ASYNC;
-		put_le16(p + 4, alt_wmaxp[alt]);
-		p[6] = ISOCAM_USB_ISO_EP_INTERVAL;
-		p += USB_DESC_EP_LEN;
-	}
+	d->num_alts = hostile_on(h, HOSTILE_DESC_100_ALTS) ? HOSTILE_DESC_ALTS :
+		      ISOCAM_USB_NUM_ALTS;
+	d->config_len = put_config(d, h);
 
 	put_config_hdr(d->other_speed, USB_DT_OTHER_SPEED_CONFIG,
 		       USB_DESC_OTHER_SPEED_LEN);
@@ -145,7 +194,7 @@ int usb_descriptors_get(const struct usb_descriptors *d, uint8_t type,
 					     sizeof(d->device));
 	case USB_DT_CONFIG:
 		return index ? -1 : copy_out(out, outlen, d->config,
-					     sizeof(d->config));
+					     d->config_len);
 	case USB_DT_DEVICE_QUALIFIER:
 		return index ? -1 : copy_out(out, outlen, d->qualifier,
 					     sizeof(d->qualifier));

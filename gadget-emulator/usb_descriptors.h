@@ -3,7 +3,8 @@
  * The camera's USB descriptors, built from include/isocam/usb.h: a high
  * speed (bcdUSB 2.00) device with one configuration holding one
  * vendor-specific video interface, alt 0 without endpoints and alts
- * 1..ISOCAM_USB_NUM_ALTS-1 each with one isochronous IN endpoint.
+ * 1..ISOCAM_USB_NUM_ALTS-1 each with one isochronous IN endpoint; or, with
+ * a hostile descriptor mode (hostile.h), a configuration that lies.
  */
 #ifndef ISOCAM_EMU_USB_DESCRIPTORS_H
 #define ISOCAM_EMU_USB_DESCRIPTORS_H
@@ -12,6 +13,8 @@
 #include <stdint.h>
 
 #include <isocam/usb.h>
+
+#include "hostile.h"
 
 #define USB_DESC_DEVICE_LEN		18
 #define USB_DESC_QUALIFIER_LEN		10
@@ -22,6 +25,10 @@
 #define USB_DESC_CONFIG_TOTAL_LEN \
 	(USB_DESC_CONFIG_HDR_LEN + ISOCAM_USB_NUM_ALTS * USB_DESC_IFACE_LEN + \
 	 (ISOCAM_USB_NUM_ALTS - 1) * USB_DESC_EP_LEN)
+/* room for the largest hostile layout: desc-100-alts */
+#define USB_DESC_CONFIG_MAX_LEN \
+	(USB_DESC_CONFIG_HDR_LEN + HOSTILE_DESC_ALTS * USB_DESC_IFACE_LEN + \
+	 (HOSTILE_DESC_ALTS - 1) * USB_DESC_EP_LEN)
 /* at full speed the camera offers only alt 0: iso video needs high speed */
 #define USB_DESC_OTHER_SPEED_LEN \
 	(USB_DESC_CONFIG_HDR_LEN + USB_DESC_IFACE_LEN)
@@ -37,13 +44,19 @@
 struct usb_descriptors {
 	uint8_t device[USB_DESC_DEVICE_LEN];
 	uint8_t qualifier[USB_DESC_QUALIFIER_LEN];
-	uint8_t config[USB_DESC_CONFIG_TOTAL_LEN];
+	uint8_t config[USB_DESC_CONFIG_MAX_LEN];
+	uint16_t config_len;		/* what GET_DESCRIPTOR sends of it */
+	unsigned int num_alts;		/* SET_INTERFACE takes 0..num_alts-1 */
 	uint8_t other_speed[USB_DESC_OTHER_SPEED_LEN];
 	char serial[USB_SERIAL_MAX];
 };
 
-/* serial: the iSerialNumber string, unique per emulated camera. */
-void usb_descriptors_init(struct usb_descriptors *d, const char *serial);
+/*
+ * serial: the iSerialNumber string, unique per emulated camera. h (may
+ * be NULL): its descriptor modes shape the configuration descriptor.
+ */
+void usb_descriptors_init(struct usb_descriptors *d, const char *serial,
+			  const struct hostile *h);
 
 /*
  * GET_DESCRIPTOR(type, index, langid): copies up to outlen bytes of the
@@ -58,5 +71,11 @@ int usb_descriptors_get(const struct usb_descriptors *d, uint8_t type,
 uint16_t usb_alt_wmaxp(unsigned int alt);
 /* Bytes per microframe an alt carries (size x mult). */
 uint32_t usb_alt_packet_bytes(unsigned int alt);
+/*
+ * The same for the alts these descriptors offer: desc-100-alts' alts 8..99
+ * stream as alt 7 does; other descriptor lies leave the streaming alone.
+ */
+uint32_t usb_descriptors_alt_bytes(const struct usb_descriptors *d,
+				   unsigned int alt);
 
 #endif /* ISOCAM_EMU_USB_DESCRIPTORS_H */

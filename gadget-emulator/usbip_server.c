@@ -25,6 +25,7 @@
 #include "bridge.h"
 #include "camera.h"
 #include "fault.h"
+#include "hostile.h"
 #include "log.h"
 #include "usbip_proto.h"
 #include "usbip_session.h"
@@ -87,11 +88,26 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* At startup: what the camera will lie about, and from when. */
+static void log_hostile(const struct emu_camera *cam)
+{
+	if (!hostile_any(cam->hostile))
+		return;
+	if (hostile_armed(cam->hostile))
+		emu_log("%s: hostile %s active", cam->name,
+			hostile_list(cam->hostile));
+	else
+		emu_log("%s: hostile %s dormant until SIGUSR2%s", cam->name,
+			hostile_list(cam->hostile),
+			hostile_any_desc(cam->hostile) ?
+			" (its descriptor modes apply from start)" : "");
+}
+
 struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 {
 	struct usbip_server *s;
 	unsigned int i;
-	char err[160];
+	char err[160], herr[1024];
 
 	if (cfg->count < 1 || cfg->count > USBIP_SERVER_MAX_CAMERAS) {
 		emu_log("--count %u: must be 1..%u", cfg->count,
@@ -108,6 +124,7 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 		 cfg->bind ? cfg->bind : USBIP_SERVER_DEFAULT_BIND);
 	s->cfg.bind = s->bind;
 	s->cfg.fault_spec = NULL;	/* not kept: parsed per camera below */
+	s->cfg.hostile_spec = NULL;
 	if (!s->cfg.max_clients) {
 		s->cfg.max_clients = USBIP_SERVER_DEFAULT_MAX_CLIENTS;
 		if (cfg->count + 8 > s->cfg.max_clients)
@@ -146,7 +163,18 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 		cam->bcfg.name = cam->name;
 		cam->bcfg.serial = cam->serial;
 		cam->bcfg.chip_id = cfg->chip_id;
+		cam->hostile = hostile_new(cfg->hostile_spec,
+					   !cfg->hostile_on_signal,
+					   cfg->seed + i, herr, sizeof(herr));
+		if (!cam->hostile) {
+			emu_log("--hostile: %s", herr);
+			s->count = i + 1;
+			usbip_server_free(s);
+			return NULL;
+		}
+		log_hostile(cam);
 		cam->bcfg.fault = cam->fault;
+		cam->bcfg.hostile = cam->hostile;
 		cam->bcfg.verbose = cfg->verbose;
 		cam->bridge = bridge_new(&cam->bcfg);
 		s->count = i + 1;
@@ -169,6 +197,7 @@ void usbip_server_free(struct usbip_server *s)
 	for (i = 0; i < s->count; i++) {
 		bridge_free(s->cam[i].bridge);
 		fault_free(s->cam[i].fault);
+		hostile_free(s->cam[i].hostile);
 		pthread_mutex_destroy(&s->cam[i].lock);
 	}
 	if (s->listen_fd >= 0)
@@ -553,6 +582,22 @@ void usbip_server_accept(struct usbip_server *s)
 	c->next = s->conns;
 	s->conns = c;
 	pthread_mutex_unlock(&s->conns_lock);
+}
+
+unsigned int usbip_server_arm_hostile(struct usbip_server *s)
+{
+	unsigned int i, armed = 0;
+
+	for (i = 0; i < s->count; i++) {
+		struct emu_camera *cam = &s->cam[i];
+
+		if (!hostile_arm(cam->hostile))
+			continue;
+		emu_log("%s: hostile %s armed", cam->name,
+			hostile_list(cam->hostile));
+		armed++;
+	}
+	return armed;
 }
 
 void usbip_server_status(struct usbip_server *s)

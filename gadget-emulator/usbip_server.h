@@ -41,6 +41,10 @@ struct usbip_server_config {
 	uint16_t chip_id;	/* what each sensor's CHIP_ID reads */
 	const char *fault_spec;	/* fault.h syntax; NULL or "" for none */
 	unsigned int seed;	/* fault seed; camera i uses seed + i */
+	/* hostile.h modes, NAME[,NAME...]; NULL or "" for none */
+	const char *hostile_spec;
+	/* dormant until usbip_server_arm_hostile() (SIGUSR2) */
+	bool hostile_on_signal;
 	/* host lateness absorbed by pausing the bus clock (usbip_session.h) */
 	unsigned int late_tolerance_ms;
 	bool verbose;
@@ -72,6 +76,12 @@ void usbip_server_accept(struct usbip_server *s);
  * ownership of fd.
  */
 void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer);
+
+/*
+ * Arm every camera's dormant hostile modes, logging "camN: hostile LIST
+ * armed" for each; returns how many were armed (0: none dormant).
+ */
+unsigned int usbip_server_arm_hostile(struct usbip_server *s);
 
 /* Log one status line per camera: frames, MB/s since last call, client. */
 void usbip_server_status(struct usbip_server *s);

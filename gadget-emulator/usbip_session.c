@@ -22,6 +22,7 @@
 #include "bridge.h"
 #include "camera.h"
 #include "fault.h"
+#include "hostile.h"
 #include "log.h"
 #include "usb_descriptors.h"
 #include "usbip_proto.h"
@@ -77,6 +78,10 @@ struct session {
 	uint64_t rx_arrival_ns;
 	uint64_t frames_seen;		/* for the vanish fault */
 	bool vanish;
+	struct hostile_held held;	/* control URBs left unanswered */
+	/* an iso reply's descriptors, as hostile.h may rewrite them */
+	struct usbip_iso_desc iso_d[USBIP_MAX_ISO_PACKETS +
+				    HOSTILE_ISO_EXTRA_PACKETS];
 };
 
 static uint64_t now_ns(void)
@@ -149,14 +154,27 @@ static int handle_control(struct session *ss, const struct usbip_cmd *cmd)
 	int ret;
 
 	usb_setup_decode(cmd->hdr.u.cmd_submit.setup, &s);
-	if (grow(&ss->tx, &ss->tx_cap, USBIP_HEADER_LEN + s.wLength) < 0) {
+	ret = hostile_hold_control(ss->cam->hostile, &ss->held,
+				   s.bmRequestType, cmd->hdr.seqnum);
+	if (ret < 0)
+		emu_log("%s: hostile: %u control URBs left unanswered already; closing connection",
+			ss->cam->name, HOSTILE_HELD_MAX);
+	else if (ret && ss->verbose)
+		emu_log("%s: hostile: control URB seqnum %u left unanswered",
+			ss->cam->name, cmd->hdr.seqnum);
+	if (ret)
+		return ret < 0 ? -1 : 0;	/* held: no reply until unlinked */
+	/* room past wLength for a hostile ctrl-long reply */
+	if (grow(&ss->tx, &ss->tx_cap, USBIP_HEADER_LEN + s.wLength +
+		 HOSTILE_CTRL_LONG_EXTRA) < 0) {
 		emu_log("%s: out of memory for a control reply", ss->cam->name);
 		return -1;
 	}
 	pthread_mutex_lock(&ss->cam->lock);
 	if (in)
 		ret = bridge_control(ss->cam->bridge, &s,
-				     ss->tx + USBIP_HEADER_LEN, s.wLength);
+				     ss->tx + USBIP_HEADER_LEN,
+				     s.wLength + HOSTILE_CTRL_LONG_EXTRA);
 	else
 		ret = bridge_control(ss->cam->bridge, &s,
 				     (uint8_t *)cmd->data,
@@ -236,7 +254,9 @@ static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
 				"those microframes were never polled");
 	}
 	u->end_ns = u->start_ns + u->np * USBIP_MICROFRAME_NS;
-	u->deadline_ns = ss->cfg->no_pacing ? 0 : u->end_ns + ss->lag_ns;
+	u->deadline_ns = hostile_iso_deadline(ss->cam->hostile,
+					      ss->cfg->no_pacing ? 0 :
+					      u->end_ns + ss->lag_ns);
 	ss->bus_next_ns = u->end_ns;
 	ss->queued_uframes += u->np;
 	if (ss->tail)
@@ -253,11 +273,11 @@ static int complete_iso(struct session *ss)
 	struct iso_urb *u = ss->head;
 	struct emu_camera *cam = ss->cam;
 	struct video_stream_stats st;
+	struct hostile_iso_reply r;
 	struct usbip_header h;
-	struct usbip_iso_desc d;
 	size_t need, pos = 0;
 	uint32_t alt_bytes, i;
-	uint8_t *data, *descs;
+	uint8_t *data;
 	int ret;
 
 	ss->head = u->next;
@@ -265,14 +285,14 @@ static int complete_iso(struct session *ss)
 		ss->tail = NULL;
 	ss->queued_uframes -= u->np;
 
-	need = USBIP_HEADER_LEN + u->tbl + (size_t)u->np * USBIP_ISO_DESC_LEN;
+	need = USBIP_HEADER_LEN + u->tbl +
+	       (size_t)(u->np + HOSTILE_ISO_EXTRA_PACKETS) * USBIP_ISO_DESC_LEN;
 	if (grow(&ss->tx, &ss->tx_cap, need) < 0) {
 		emu_log("%s: out of memory for an iso reply", cam->name);
 		free(u);
 		return -1;
 	}
 	data = ss->tx + USBIP_HEADER_LEN;
-	descs = data + u->tbl;
 
 	pthread_mutex_lock(&cam->lock);
 	alt_bytes = bridge_packet_bytes(cam->bridge);
@@ -292,25 +312,30 @@ static int complete_iso(struct session *ss)
 		if (n > maxlen)	/* never trust a callee with vhci's rules */
 			n = maxlen;
 		pos += n;
-		/*
-		 * The descriptors follow the packed data, whose size is known
-		 * only at the end: encode them at the tail of the buffer now
-		 * and move them down once.
-		 */
-		d.offset = u->pkt[i].offset;
-		d.length = u->pkt[i].length;
-		d.actual_length = (uint32_t)n;
-		d.status = 0;
-		usbip_iso_desc_encode(descs + (size_t)i * USBIP_ISO_DESC_LEN, &d);
+		ss->iso_d[i] = (struct usbip_iso_desc){
+			.offset = u->pkt[i].offset,
+			.length = u->pkt[i].length,
+			.actual_length = (uint32_t)n,
+		};
 	}
 	video_stream_get_stats(bridge_video(cam->bridge), &st);
 	pthread_mutex_unlock(&cam->lock);
 
-	memmove(data + pos, descs, (size_t)u->np * USBIP_ISO_DESC_LEN);
-	usbip_ret_submit_header(&h, u->seqnum, 0, (int32_t)pos, (int32_t)u->np);
+	r = (struct hostile_iso_reply){
+		.data = data, .data_len = (uint32_t)pos, .tbl = u->tbl,
+		.d = ss->iso_d, .np = u->np,
+	};
+	hostile_iso_reply(cam->hostile, &r);
+	/* the descriptors follow the data */
+	for (i = 0; i < r.np; i++)
+		usbip_iso_desc_encode(data + r.data_len +
+				      (size_t)i * USBIP_ISO_DESC_LEN, &r.d[i]);
+	usbip_ret_submit_header(&h, u->seqnum, r.status, (int32_t)r.data_len,
+				(int32_t)r.np);
+	h.u.ret_submit.error_count = r.error_count;
 	usbip_header_encode(ss->tx, &h);
-	ret = send_all(ss, ss->tx,
-		       USBIP_HEADER_LEN + pos + (size_t)u->np * USBIP_ISO_DESC_LEN);
+	ret = send_all(ss, ss->tx, USBIP_HEADER_LEN + r.data_len +
+		       (size_t)r.np * USBIP_ISO_DESC_LEN);
 	free(u);
 
 	/* vanish: one opportunity per frame sent, e.g. after:300 frames */
@@ -331,8 +356,14 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 	struct iso_urb **pp, *u;
 	struct usbip_header h;
 	int32_t status = 0;	/* already completed (or never ours) */
+	bool answer = !hostile_on(ss->cam->hostile, HOSTILE_UNLINK_NEVER);
+	int held = hostile_held_unlink(&ss->held, cmd->hdr.u.cmd_unlink.seqnum);
 
-	for (pp = &ss->head; (u = *pp); pp = &u->next) {
+	if (held >= 0) {	/* a control URB hostile.h kept unanswered */
+		status = -ECONNRESET;
+		answer = answer && held;
+	}
+	for (pp = &ss->head; held < 0 && (u = *pp); pp = &u->next) {
 		if (u->seqnum != cmd->hdr.u.cmd_unlink.seqnum)
 			continue;
 		*pp = u->next;
@@ -351,9 +382,12 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 	if (!ss->head)
 		ss->lag_ns = 0;	/* a stopped stream restarts on wall time */
 	if (ss->verbose)
-		emu_log("%s: unlink seqnum %u: %s", ss->cam->name,
+		emu_log("%s: unlink seqnum %u: %s%s", ss->cam->name,
 			cmd->hdr.u.cmd_unlink.seqnum,
-			status ? "cancelled" : "already completed");
+			status ? "cancelled" : "already completed",
+			answer ? "" : " (hostile: no RET_UNLINK)");
+	if (!answer)
+		return 0;	/* and the URB it names is gone unanswered */
 	usbip_ret_unlink_header(&h, cmd->hdr.seqnum, status);
 	return send_header_only(ss, &h);
 }
@@ -641,6 +675,7 @@ out:
 		ss.head = u->next;
 		free(u);
 	}
+	hostile_held_free(&ss.held);
 	free(ss.rx);
 	free(ss.tx);
 }

@@ -19,6 +19,9 @@
  * is lost, a zero-length packet goes out), CORRUPT_HEADER, ERR_BIT; per
  * frame SHORT_FRAME (EOF after half the frame) and LONG_FRAME (one
  * packet's worth of filler past sizeimage before EOF).
+ *
+ * Hostile payload modes (hostile.h) rewrite every data packet after the
+ * faults, and frame-10x sends filler past sizeimage up to 10x of it.
  */
 #include "video_stream.h"
 
@@ -29,6 +32,7 @@
 #include <isocam/payload.h>
 
 #include "fault.h"
+#include "hostile.h"
 #include "ic1280_model.h"
 #include "scene.h"
 
@@ -37,6 +41,7 @@
 struct video_stream {
 	struct ic1280 *sensor;
 	struct fault *fault;
+	const struct hostile *hostile;
 	struct scene *scene;
 	uint32_t packet_bytes;
 
@@ -102,6 +107,12 @@ void video_stream_set_fault(struct video_stream *vs, struct fault *f)
 	vs->fault = f;
 }
 
+void video_stream_set_hostile(struct video_stream *vs,
+			      const struct hostile *h)
+{
+	vs->hostile = h;
+}
+
 static void stream_start(struct video_stream *vs, uint64_t t_ns)
 {
 	vs->running = true;
@@ -136,7 +147,7 @@ static bool capture(struct video_stream *vs, uint64_t when)
 	vs->capture_ns = when;
 	vs->sent = 0;
 	vs->data_len = size;
-	vs->total_len = size;
+	vs->total_len = hostile_frame_len(vs->hostile, size);
 	vs->fid ^= 1;
 	if (fault_hit(vs->fault, FAULT_SHORT_FRAME))
 		vs->data_len = vs->total_len = size / 2;
@@ -206,7 +217,7 @@ bool video_stream_next_frame(const struct video_stream *vs, uint32_t *counter)
 size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 			   uint8_t *pkt, size_t maxlen)
 {
-	size_t room, n, d;
+	size_t room, n, d, len;
 	uint8_t info;
 	bool last;
 
@@ -268,9 +279,11 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 
 	if (last)
 		vs->st.frames_sent++;
+	len = hostile_payload(vs->hostile, pkt, ISOCAM_PH_LEN_FULL + n,
+			      vs->st.packets);
 	vs->st.packets++;
-	vs->st.bytes_sent += ISOCAM_PH_LEN_FULL + n;
-	return ISOCAM_PH_LEN_FULL + n;
+	vs->st.bytes_sent += len;
+	return len;
 }
 
 void video_stream_get_stats(const struct video_stream *vs,

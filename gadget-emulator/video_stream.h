@@ -20,6 +20,7 @@
 
 struct ic1280;
 struct fault;
+struct hostile;
 
 struct video_stream;
 
@@ -32,6 +33,9 @@ void video_stream_set_packet_size(struct video_stream *vs,
 
 /* Faults to inject (may be NULL). */
 void video_stream_set_fault(struct video_stream *vs, struct fault *f);
+/* Hostile payload modes (may be NULL). */
+void video_stream_set_hostile(struct video_stream *vs,
+			      const struct hostile *h);
 
 /*
  * Produce the packet for the microframe at bus time t_ns (monotonic, ns;

@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Hostile device behaviours (--hostile=NAME[,NAME...]): a camera that
+ * lies in a fixed way, every time, so the driver can be hardened against
+ * each lie on its own. Unlike fault.h (rare, rate-driven slips) a
+ * hostile mode applies to every opportunity once it is active.
+ *
+ * Arming: active from start, or dormant until hostile_arm() (SIGUSR2 in
+ * isocam-emu), so a host can enumerate and stream normally first.
+ * Descriptor modes are read only at enumeration, so they apply from
+ * start either way.
+ *
+ * One instance per emulated camera. Its modes never change after
+ * hostile_new(); the armed flag is atomic, so session threads and the
+ * signal-handling thread need no lock for hostile_on(). The i2c-garbage
+ * generator is the one mutable part: callers hold the camera lock (the
+ * bridge is always called under it).
+ */
+#ifndef ISOCAM_EMU_HOSTILE_H
+#define ISOCAM_EMU_HOSTILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "usbip_proto.h"
+
+enum hostile_mode {
+	/* isochronous replies (RET_SUBMIT of iso IN URBs) */
+	HOSTILE_ISO_OFFSET_WILD,
+	HOSTILE_ISO_ACTUAL_OVER,
+	HOSTILE_ISO_LEN_OVER,
+	HOSTILE_ISO_NP_ZERO,
+	HOSTILE_ISO_NP_MORE,
+	HOSTILE_ISO_PKT_STATUS,
+	HOSTILE_ISO_URB_STATUS,
+	HOSTILE_ISO_LATE,
+	HOSTILE_ISO_NEVER,
+	HOSTILE_UNLINK_NEVER,
+	/* payload headers */
+	HOSTILE_PH_LEN0,
+	HOSTILE_PH_LEN1,
+	HOSTILE_PH_LEN_OVER,
+	HOSTILE_FID_STUCK,
+	HOSTILE_FID_FLIP,
+	HOSTILE_EOF_NEVER,
+	HOSTILE_EOF_ALWAYS,
+	HOSTILE_FRAME_10X,
+	HOSTILE_PH_ERR,
+	/* descriptors */
+	HOSTILE_DESC_NO_ISO,
+	HOSTILE_DESC_MAXP_ZERO,
+	HOSTILE_DESC_MAXP_HUGE,
+	HOSTILE_DESC_BULK,
+	HOSTILE_DESC_OUT,
+	HOSTILE_DESC_NO_ALT0,
+	HOSTILE_DESC_TRUNCATED,
+	HOSTILE_DESC_100_ALTS,
+	HOSTILE_DESC_DUP_ALTS,
+	/* control requests */
+	HOSTILE_CTRL_STALL,
+	HOSTILE_CTRL_SHORT,
+	HOSTILE_CTRL_LONG,
+	HOSTILE_CTRL_NEVER,
+	HOSTILE_CTRL_NEVER_UNLINK,
+	HOSTILE_I2C_NAK_STREAM,
+	HOSTILE_I2C_GARBAGE,
+	HOSTILE_MODE_COUNT
+};
+
+enum hostile_group {
+	HOSTILE_GROUP_ISO,
+	HOSTILE_GROUP_PAYLOAD,
+	HOSTILE_GROUP_DESC,
+	HOSTILE_GROUP_CTRL,
+};
+
+/* The lies' values, where a mode needs one. */
+#define HOSTILE_ISO_WILD_OFFSET		0x7fff0000u	/* + packet index */
+#define HOSTILE_ISO_ACTUAL_EXTRA	4096u
+/* one transaction more than a high-bandwidth endpoint's 3 x 1024 */
+#define HOSTILE_ISO_LEN_OVER_LEN	(4u * 1024u)
+#define HOSTILE_ISO_EXTRA_PACKETS	8u	/* iso-np-more */
+#define HOSTILE_ISO_LATE_NS		2000000000ull
+#define HOSTILE_NEVER_NS		UINT64_MAX
+#define HOSTILE_FRAME_FACTOR		10u
+#define HOSTILE_PH_LEN_OVER_LEN		0xffu
+#define HOSTILE_DESC_ALTS		100u	/* desc-100-alts: alts 0..99 */
+#define HOSTILE_DESC_TRUNCATE		4u	/* bytes cut off the config */
+#define HOSTILE_CTRL_LONG_EXTRA		16u	/* ctrl-long: past wLength */
+#define HOSTILE_HELD_MAX		1024u	/* unanswered control URBs */
+
+struct hostile;
+
+/*
+ * Parse NAME[,NAME...] (empty items are skipped; "" and NULL give no
+ * modes). armed: active from start (else dormant until hostile_arm()).
+ * seed drives i2c-garbage. NULL and a message listing every valid name
+ * in err on an unknown name.
+ */
+struct hostile *hostile_new(const char *spec, bool armed, unsigned int seed,
+			    char *err, size_t errlen);
+void hostile_free(struct hostile *h);
+
+/* Mode m is asked for and active now. h may be NULL (never). */
+bool hostile_on(const struct hostile *h, enum hostile_mode m);
+/* Any mode asked for at all. */
+bool hostile_any(const struct hostile *h);
+/* Any descriptor mode asked for (active whether armed or not). */
+bool hostile_any_desc(const struct hostile *h);
+bool hostile_armed(const struct hostile *h);
+/* Arm a dormant instance; true only for the call that armed it. */
+bool hostile_arm(struct hostile *h);
+/* The modes asked for, comma-separated, for log lines. */
+const char *hostile_list(const struct hostile *h);
+
+const char *hostile_mode_name(enum hostile_mode m);
+enum hostile_group hostile_mode_group(enum hostile_mode m);
+/* --help: every mode, one line each, grouped, indented by indent. */
+void hostile_usage(FILE *f, int indent);
+
+/* --- isochronous replies (usbip_session.c) --- */
+
+/* When an iso URB whose honest deadline is deadline_ns is answered. */
+uint64_t hostile_iso_deadline(const struct hostile *h, uint64_t deadline_ns);
+
+/*
+ * An iso reply as built honestly: data packed back to back (as vhci's
+ * usbip_pad_iso expects), one descriptor per packet asked for. d has
+ * room for np + HOSTILE_ISO_EXTRA_PACKETS entries and data for tbl
+ * bytes; the active modes rewrite it in place.
+ */
+struct hostile_iso_reply {
+	int32_t status;
+	int32_t error_count;
+	uint8_t *data;
+	uint32_t data_len;		/* bytes of data to send */
+	uint32_t tbl;			/* the URB's transfer_buffer_length */
+	struct usbip_iso_desc *d;
+	uint32_t np;			/* descriptors to send */
+};
+void hostile_iso_reply(const struct hostile *h, struct hostile_iso_reply *r);
+
+/*
+ * Control URBs a session keeps unanswered (ctrl-never, ctrl-never-unlink)
+ * until they are unlinked. Per session; zero-initialised is empty.
+ */
+struct hostile_held {
+	struct hostile_held_urb {
+		uint32_t seqnum;
+		bool answer_unlink;
+	} *urb;
+	size_t n, cap;
+};
+
+/*
+ * A control URB (its SETUP's bmRequestType) arrived: 1 when it is to be
+ * kept unanswered (now in held), 0 when it is to be answered, -1 when
+ * held is full (HOSTILE_HELD_MAX) or out of memory.
+ */
+int hostile_hold_control(const struct hostile *h, struct hostile_held *held,
+			 uint8_t bmRequestType, uint32_t seqnum);
+/*
+ * CMD_UNLINK of seqnum: -1 when it is not held; else it is dropped from
+ * held and the return says whether the unlink is answered (1) or not (0).
+ */
+int hostile_held_unlink(struct hostile_held *held, uint32_t seqnum);
+void hostile_held_free(struct hostile_held *held);
+
+/* --- payload headers (video_stream.c) --- */
+
+/* Payload bytes a frame of sizeimage bytes carries. */
+size_t hostile_frame_len(const struct hostile *h, size_t sizeimage);
+/*
+ * Rewrite one packet with data (header at pkt[0], len bytes); nth counts
+ * the stream's data packets. Returns the packet's new length (<= len).
+ */
+size_t hostile_payload(const struct hostile *h, uint8_t *pkt, size_t len,
+		       uint64_t nth);
+
+/* --- control requests (bridge.c) --- */
+
+/*
+ * A vendor request's reply of ret bytes (or a negative STALL, passed
+ * through) in data, which has room for len bytes: the length to send.
+ */
+int hostile_ctrl_reply(const struct hostile *h, uint8_t bmRequestType,
+		       uint16_t wLength, uint8_t *data, size_t len, int ret);
+/* An i2c write of len bytes to addr is NAKed (i2c-nak-stream). */
+bool hostile_i2c_nak(const struct hostile *h, uint16_t addr,
+		     const uint8_t *buf, size_t len);
+/* An i2c read of len bytes just succeeded into buf (i2c-garbage). */
+void hostile_i2c_read(struct hostile *h, uint8_t *buf, size_t len);
+
+#endif /* ISOCAM_EMU_HOSTILE_H */
