@@ -24,5 +24,12 @@ $(BUILD)/tests/test_emu_server: $(ROOT)/tests/unit/test_emu_server.c \
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -I$(ROOT)/core -o $@ $(filter %.c,$^) \
 		-lcmocka
 
+# --hostile: every mode, dormant and armed, over sessions and the bridge.
+$(BUILD)/tests/test_emu_hostile: $(ROOT)/tests/unit/test_emu_hostile.c \
+		$(EMU_SRCS) $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_hostile
 UNIT_TESTS += $(BUILD)/tests/test_emu_usbip $(BUILD)/tests/test_emu_fault \
 	$(BUILD)/tests/test_emu_bridge $(BUILD)/tests/test_emu_server
