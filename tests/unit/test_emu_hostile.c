@@ -46,7 +46,7 @@
  */
 #define ALT		5
 #define ALT_BYTES	1024
-#define LONG_NP		64		/* 8 ms: an unlink surely comes first */
+#define LONG_NP		64		/* 8 ms of bus time */
 #define DEVID		0x10001u	/* bus 1, device 1: camera 1-1 */
 #define VENDOR_IN	(USB_DIR_IN | USB_TYPE_VENDOR | USB_RECIP_INTERFACE)
 #define VENDOR_OUT	(USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_INTERFACE)
@@ -447,12 +447,13 @@ static uint32_t ctl_submit(struct cli *c, uint8_t bm, uint8_t req,
 	return seq;
 }
 
-static uint32_t iso_submit(struct cli *c, uint32_t np)
+static size_t iso_encode(struct cli *c, uint32_t np, uint8_t *buf,
+			 uint32_t *seq)
 {
-	static uint8_t buf[USBIP_HEADER_LEN + LONG_NP * USBIP_ISO_DESC_LEN];
 	struct usbip_header h = { .direction = USBIP_DIR_IN, .ep = 1 };
-	uint32_t seq = stamp(c, &h, USBIP_CMD_SUBMIT), i;
+	uint32_t i;
 
+	*seq = stamp(c, &h, USBIP_CMD_SUBMIT);
 	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
 	h.u.cmd_submit.transfer_buffer_length = (int32_t)(np * PKT);
 	h.u.cmd_submit.number_of_packets = (int32_t)np;
@@ -464,19 +465,50 @@ static uint32_t iso_submit(struct cli *c, uint32_t np)
 		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
 				      i * USBIP_ISO_DESC_LEN, &d);
 	}
-	xsend(c, buf, USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN);
+	return USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN;
+}
+
+static size_t unlink_encode(struct cli *c, uint32_t victim, uint8_t *buf,
+			    uint32_t *seq)
+{
+	struct usbip_header h = { 0 };
+
+	*seq = stamp(c, &h, USBIP_CMD_UNLINK);
+	h.u.cmd_unlink.seqnum = victim;
+	usbip_header_encode(buf, &h);
+	return USBIP_HEADER_LEN;
+}
+
+/* room for an iso URB and an unlink */
+static uint8_t cmd_buf[2 * USBIP_HEADER_LEN + LONG_NP * USBIP_ISO_DESC_LEN];
+
+static uint32_t iso_submit(struct cli *c, uint32_t np)
+{
+	uint32_t seq;
+
+	xsend(c, cmd_buf, iso_encode(c, np, cmd_buf, &seq));
 	return seq;
 }
 
 static uint32_t unlink_submit(struct cli *c, uint32_t victim)
 {
-	struct usbip_header h = { 0 };
-	uint8_t buf[USBIP_HEADER_LEN];
-	uint32_t seq = stamp(c, &h, USBIP_CMD_UNLINK);
+	uint32_t seq;
 
-	h.u.cmd_unlink.seqnum = victim;
-	usbip_header_encode(buf, &h);
-	xsend(c, buf, sizeof(buf));
+	xsend(c, cmd_buf, unlink_encode(c, victim, cmd_buf, &seq));
+	return seq;
+}
+
+/*
+ * An iso URB and its unlink in one write, so that the session reads both
+ * before the URB is due, however slow this thread is. The unlink's seqnum.
+ */
+static uint32_t iso_submit_unlinked(struct cli *c, uint32_t np)
+{
+	uint32_t victim, seq;
+	size_t n = iso_encode(c, np, cmd_buf, &victim);
+
+	n += unlink_encode(c, victim, cmd_buf + n, &seq);
+	xsend(c, cmd_buf, n);
 	return seq;
 }
 
@@ -778,9 +810,9 @@ static void test_iso_late(void **state)
 	assert_honest_iso(&rep);
 	arm(&c);
 	t0 = now_ms();
-	iso_once(&c, NP, 4000);
+	iso_once(&c, NP, 5000);
 	assert_true(now_ms() - t0 >= HOSTILE_ISO_LATE_NS / 1000000);
-	assert_true(now_ms() - t0 < HOSTILE_ISO_LATE_NS / 1000000 + 1000);
+	assert_true(now_ms() - t0 < HOSTILE_ISO_LATE_NS / 1000000 + 2000);
 	assert_honest_iso(&rep);	/* late, but otherwise honest */
 	cli_close(&c);
 }
@@ -809,11 +841,9 @@ static void test_iso_never(void **state)
 	cli_close(&c);
 }
 
-/* An unlink of a pending URB: answered or not, and never a RET_SUBMIT. */
-static bool unlink_answered(struct cli *c, uint32_t victim)
+/* The unlink seq of a pending URB: answered or not, never a RET_SUBMIT. */
+static bool unlink_reply(struct cli *c, uint32_t seq)
 {
-	uint32_t seq = unlink_submit(c, victim);
-
 	if (get_reply(c, true, true, &rep, QUIET_MS) < 0)
 		return false;
 	assert_int_equal(rep.h.command, USBIP_RET_UNLINK);
@@ -821,6 +851,11 @@ static bool unlink_answered(struct cli *c, uint32_t victim)
 	assert_int_equal(rep.h.u.ret_unlink.status, -ECONNRESET);
 	assert_true(silent(c, 50));
 	return true;
+}
+
+static bool unlink_answered(struct cli *c, uint32_t victim)
+{
+	return unlink_reply(c, unlink_submit(c, victim));
 }
 
 static void test_unlink_never(void **state)
@@ -832,10 +867,10 @@ static void test_unlink_never(void **state)
 	/* ctrl-never, so that a control URB is pending to be unlinked */
 	cli_open(&c, "unlink-never,ctrl-never", true, 1);
 	start_streaming(&c);
-	assert_true(unlink_answered(&c, iso_submit(&c, LONG_NP)));
+	assert_true(unlink_reply(&c, iso_submit_unlinked(&c, LONG_NP)));
 	arm(&c);
 	/* iso: no RET_UNLINK, and no RET_SUBMIT once the URB was due */
-	assert_false(unlink_answered(&c, iso_submit(&c, LONG_NP)));
+	assert_false(unlink_reply(&c, iso_submit_unlinked(&c, LONG_NP)));
 	/* control: the same */
 	victim = ctl_submit(&c, VENDOR_IN, ISOCAM_REQ_GET_STATUS, 0, 0,
 			    ISOCAM_BRIDGE_STATUS_LEN, NULL);
