@@ -624,7 +624,7 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = fd, .events = ss.rx_blocked ? 0 : POLLIN },
+			{ .fd = fd, .events = POLLIN },
 			{ .fd = stop_fd, .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
@@ -652,6 +652,12 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 			ts.tv_nsec = (long)((wake - now) % 1000000000ull);
 			tsp = &ts;
 		}
+		/*
+		 * Back-pressure: an iso URB waits in rx, so read no more. Only
+		 * now, after the completions above, is it known whether one does.
+		 */
+		if (ss.rx_blocked)
+			pfd[0].events = 0;
 		if (ppoll(pfd, stop_fd >= 0 ? 2 : 1, tsp, NULL) < 0) {
 			if (errno == EINTR)
 				continue;

@@ -872,6 +872,57 @@ static void test_queue_backpressure(void **state)
 }
 
 /*
+ * The queue full (64 microframes), then emptied by unlinks handled in the
+ * same go as the completion that made room: the session must read on
+ * (it once polled for nothing, without a timeout, and hung).
+ */
+static void test_backpressure_unlinked(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	static uint8_t cmds[3 * (USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN) +
+			    2 * USBIP_HEADER_LEN];
+	struct usbip_server_config cfg = { .max_queued_uframes = 64 };
+	struct usbip_server *saved = use_server(&cfg);
+	uint32_t iso[3], i;
+	struct usbip_header h;
+	struct usbip_ret ret;
+	struct conn c;
+	size_t len = 0;
+	uint8_t d[16];
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+	for (i = 0; i < 3; i++) {
+		iso[i] = c.seq;
+		len += encode_iso(&c, cmds + len, NP, PKT, NP * PKT);
+	}
+	for (i = 3; i-- > 1;) {		/* unlink the 3rd, then the 2nd */
+		memset(&h, 0, sizeof(h));
+		h.command = USBIP_CMD_UNLINK;
+		h.seqnum = c.seq++;
+		h.devid = c.devid;
+		h.u.cmd_unlink.seqnum = iso[i];
+		usbip_header_encode(cmds + len, &h);
+		len += USBIP_HEADER_LEN;
+	}
+	send_all(c.fd, cmds, len);
+	recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, iso[0]);
+	for (i = 0; i < 2; i++) {
+		recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+		assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+		assert_int_equal(ret.hdr.u.ret_unlink.status, -ECONNRESET);
+	}
+	assert_int_equal(ctrl(&c, USB_DIR_IN | USB_TYPE_VENDOR |
+			      USB_RECIP_INTERFACE, ISOCAM_REQ_GET_STATUS, 0, 0,
+			      16, d), 16);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
  * Sizes no vhci sends are answered -EMSGSIZE, and the session goes on:
  * OUT data above 65535 bytes is skipped unread into memory, however it
  * arrives; iso transfers above 3072 bytes a packet, or of more packets
@@ -1133,6 +1184,7 @@ int main(void)
 		cmocka_unit_test(test_import_malformed),
 		cmocka_unit_test(test_devid_check),
 		cmocka_unit_test(test_queue_backpressure),
+		cmocka_unit_test(test_backpressure_unlinked),
 		cmocka_unit_test(test_size_refusals),
 		cmocka_unit_test(test_request_timeout),
 		cmocka_unit_test(test_first_urb_timeout),
