@@ -193,7 +193,6 @@ static void isocam_release(struct v4l2_device *v4l2_dev)
 	v4l2_device_unregister(&dev->v4l2_dev);
 	mutex_destroy(&dev->lock);
 	usb_put_dev(dev->udev);
-	kfree(dev->i2c_buf);
 	kfree(dev);
 }
 
@@ -229,11 +228,6 @@ static int isocam_probe(struct usb_interface *intf,
 	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
-	dev->i2c_buf = kmalloc(ISOCAM_I2C_MAX_XFER, GFP_KERNEL);
-	if (!dev->i2c_buf) {
-		kfree(dev);
-		return -ENOMEM;
-	}
 	mutex_init(&dev->lock);
 	isocam_stream_init(dev);
 	dev->intf = intf;
@@ -320,7 +314,6 @@ err_put:
 err_free:
 	usb_set_intfdata(intf, NULL);
 	usb_put_dev(dev->udev);
-	kfree(dev->i2c_buf);
 	kfree(dev);
 	return ret;
 }
@@ -368,6 +361,7 @@ static int __init isocam_init(void)
 {
 	int ret;
 
+	isocam_ctrl_init();
 	isocam_wq = alloc_workqueue("isocam", 0, 0);
 	if (!isocam_wq)
 		return -ENOMEM;
@@ -382,6 +376,7 @@ static void __exit isocam_exit(void)
 	usb_deregister(&isocam_driver);
 	/* Waits for adapters still held open at unplug to go. */
 	destroy_workqueue(isocam_wq);
+	isocam_ctrl_exit();
 }
 
 module_init(isocam_init);

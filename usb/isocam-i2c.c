@@ -23,19 +23,15 @@
 static int isocam_i2c_ctrl(struct isocam_dev *dev, u8 request, bool in,
 			   u16 addr, void *buf, u16 len)
 {
-	unsigned int pipe = in ? usb_rcvctrlpipe(dev->udev, 0) :
-				 usb_sndctrlpipe(dev->udev, 0);
-	u8 type = (in ? USB_DIR_IN : USB_DIR_OUT) | USB_TYPE_VENDOR |
-		  USB_RECIP_INTERFACE;
 	/*
-	 * I2C_TIMEOUT from userspace sets adapter.timeout, 0 included, and
-	 * usb_control_msg() waits forever on 0: keep it within bounds.
+	 * I2C_TIMEOUT from userspace sets adapter.timeout, 0 included (which
+	 * usb_control_msg() took as forever): keep it within bounds.
 	 */
-	int timeout = clamp(jiffies_to_msecs(READ_ONCE(dev->adapter.timeout)),
-			    ISOCAM_I2C_TIMEOUT_MIN_MS, ISOCAM_I2C_TIMEOUT_MAX_MS);
+	unsigned int timeout = clamp(jiffies_to_msecs(READ_ONCE(dev->adapter.timeout)),
+				     ISOCAM_I2C_TIMEOUT_MIN_MS,
+				     ISOCAM_I2C_TIMEOUT_MAX_MS);
 
-	return usb_control_msg(dev->udev, pipe, request, type, addr,
-			       dev->ifnum, len ? buf : NULL, len, timeout);
+	return isocam_ctrl_msg(dev, request, in, addr, buf, len, timeout);
 }
 
 /* After a STALL: ask the bridge what happened on the bus. */
@@ -94,12 +90,11 @@ static int isocam_i2c_msg(struct isocam_dev *dev, struct i2c_msg *msg)
 	 */
 	if (!msg->len)
 		rd = false;
-	else if (!rd)
-		memcpy(dev->i2c_buf, msg->buf, msg->len);
 
+	/* isocam_ctrl_msg() bounces through DMA-able memory of its own. */
 	ret = isocam_i2c_ctrl(dev, rd ? ISOCAM_REQ_I2C_READ :
 					ISOCAM_REQ_I2C_WRITE,
-			      rd, addr, dev->i2c_buf, msg->len);
+			      rd, addr, msg->buf, msg->len);
 	if (ret == -EPIPE)
 		return isocam_i2c_stall_errno(dev, addr);
 	if (ret < 0)
@@ -109,12 +104,9 @@ static int isocam_i2c_msg(struct isocam_dev *dev, struct i2c_msg *msg)
 			addr, rd ? "read" : "write", ret, msg->len);
 		return -EIO;
 	}
-	if (rd)
-		memcpy(msg->buf, dev->i2c_buf, msg->len);
 	return 0;
 }
 
-/* Serialized by the adapter's bus lock: dev->i2c_buf needs no other. */
 static int isocam_i2c_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs,
 			   int num)
 {

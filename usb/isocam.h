@@ -3,6 +3,7 @@
  * isocam USB bridge driver: the state shared by its parts.
  *
  * isocam-core.c   usb_driver, probe/disconnect, lifetime, debugfs
+ * isocam-ctrl.c   vendor control requests a silent device cannot block
  * isocam-i2c.c    the bridge's i2c master as an i2c_adapter
  * isocam-video.c  isochronous URB streaming into the frame assembler
  * isocam-v4l2.c   the video node: vb2 queue, formats, ioctls
@@ -80,7 +81,8 @@ struct isocam_dev {
 	struct work_struct i2c_del_work;
 	struct notifier_block i2c_nb;
 	struct completion i2c_gone;
-	u8 *i2c_buf;		/* ISOCAM_I2C_MAX_XFER bytes, DMA-able */
+	/* A request's cancel was never acknowledged: the bridge is silent. */
+	bool ctrl_dead;
 	u32 i2c_transfers;
 	u32 i2c_errors;
 
@@ -148,6 +150,12 @@ static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
 {
 	return container_of(v4l2_dev, struct isocam_dev, v4l2_dev);
 }
+
+/* isocam-ctrl.c */
+int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
+		    void *buf, u16 len, unsigned int timeout_ms);
+void isocam_ctrl_init(void);
+void isocam_ctrl_exit(void);
 
 /* isocam-i2c.c */
 int isocam_i2c_register(struct isocam_dev *dev);

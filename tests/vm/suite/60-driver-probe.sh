@@ -147,9 +147,12 @@ assert_eq "$new" "6 0 " "alts when alt 7 is refused"
 kmsg_since enospc | grep -q 'host refused bandwidth for alt 7.*streaming on alt 6' ||
 	fail "no message about the refused bandwidth"
 kmsg_since enospc | grep 'host refused' | tee "$RESULTS/enospc.txt"
-# 25 fps is the fastest rate alt 6 carries at 640x480 YUYV.
-assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: 25.000 \\(25/1\\)" \
-	"frame rate after the fallback"
+# 25 fps is the fastest rate alt 6 carries at 640x480 YUYV: that stream
+# ran at it, and the user's 30 fps stays set for the next one.
+kmsg_since enospc | grep -q 'at 1/25 s per frame instead of 1/30' ||
+	fail "the fallback did not stream at 25 fps"
+assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: 30.000 \\(30/1\\)" \
+	"the user's frame rate after the fallback"
 echo 4 >"$DBG/sim_max_alt"
 kmsg_mark "enospc2"
 v4l2-ctl -d "$NODE" -v width=1280,height=960,pixelformat=YUYV || fail "set-fmt 1280x960"
