@@ -1,0 +1,273 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/vm/fault-matrix.sh: the fault matrix of issue 10, for guest scripts
+# (62-driver-fault-matrix.sh runs every row). Source after lib.sh,
+# lib-camera.sh and lib-driver.sh.
+#
+# A row is an emulator behaviour (a --hostile mode or a --fault spec) and
+# the outcomes the driver may show for it; a column is the state the
+# camera is in when the behaviour starts:
+#   probe   from the plug on (the emulator starts with it)
+#   idle    armed (SIGUSR2) with the camera plugged and idle
+#   stream  armed while a stream runs
+#   ctrl    armed while another process writes controls
+#   i2c     armed while another process reads the sensor over /dev/i2c-N
+# After the behaviour starts, each cell exercises the camera (a stream of
+# up to 15 frames, a control write, an i2c read), unplugs it and checks:
+#   - the kernel log since the cell began is clean (kernel-bad.re);
+#   - no stream stalled silently: every stream ended with its frames, with
+#     frames flagged V4L2_BUF_FLAG_ERROR, with a DQBUF error, or with
+#     STREAMON refused (isocam-stream's end=stall fails the cell);
+#   - a probe that did not bind said why in one error line of isocam's
+#     (or the USB core refused the device first);
+#   - the unplug finished within 20 s;
+#   - what the driver did is one of the row's allowed outcomes.
+# After each row: rmmod is clean, and a well-behaved camera streams.
+#
+# Outcome words (a cell is "WORD[+WORD...]"):
+#   refused  isocam's probe failed with an error line, no video node
+#   core     the USB core never bound the interface (bad descriptors)
+#   good     every frame arrived good
+#   mixed    good frames and frames flagged ERROR
+#   errfr    only frames flagged ERROR
+#   eio      the stream ended with DQBUF/poll failing EIO (after N frames)
+#   gone     the device went away (ENODEV), e.g. USB/IP dropped it
+#   son      STREAMON failed
+#   cerr     a control write or an i2c read failed
+
+: "${ISOCAM_ROOT:?source tests/vm/lib.sh first}"
+
+MATRIX_STREAM=$ISOCAM_BUILD/isocam-stream
+MATRIX_BAD_RE=$ISOCAM_ROOT/tests/vm/kernel-bad.re
+MATRIX_ROWS=()
+MATRIX_FAILS=0
+declare -A MATRIX_CELL
+
+# matrix_row NAME EMU_ARG STATES ALLOWED: NAME is the row's label, EMU_ARG
+# what isocam-emu gets (--hostile=... or --fault=...), STATES the columns
+# it runs in, ALLOWED the outcome words it may show (comma separated).
+matrix_row() {
+	MATRIX_ROWS+=("$1|$2|$3|$4")
+}
+
+# The kernel log from the marker of cell $1 on (awk: no regex from a tag).
+_matrix_kmsg_since() {
+	dmesg | awk -v m="isocam-matrix: $1" 'index($0, m) == length($0) - length(m) + 1 { f = 1 } f'
+}
+
+_matrix_i2c_node() {
+	local a
+	for a in "$INTF"/i2c-*/i2c-dev/i2c-*; do
+		[ -e "$a" ] && { echo "${a##*/}"; return 0; }
+	done
+	return 1
+}
+
+# _matrix_plug TAG: attach; sets BOUND=1 and NODE/INTF/DBG, or BOUND=0 and
+# PROBE_WHY (isocam's error line, or "core").
+_matrix_plug() {
+	local tag=$1 i
+	BOUND=0
+	PROBE_WHY=
+	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null 2>&1 ||
+		{ PROBE_WHY="attach failed"; return 0; }
+	local seen=
+	for i in $(seq 150); do
+		if NODE=$(cam_node); then
+			driver_debugfs
+			BOUND=1
+			return 0
+		fi
+		# isocam's own error line, at error level
+		PROBE_WHY=$(_matrix_kmsg_since "$tag" | grep -E '\] isocam [0-9-]+:[0-9.]+: ' |
+			grep -E "refus|cannot|did not|no |needs|fail" | tail -n 1 |
+			sed 's/^\[[ 0-9.]*\] //') || true
+		[ -n "$seen" ] || [ -z "$(usb_devs)" ] || seen=$i
+		# a probe that said why and ended, or 4 s of a device nobody bound
+		if ! cam_intf >/dev/null && [ -n "$seen" ]; then
+			[ -n "$PROBE_WHY" ] && [ $((i - seen)) -ge 5 ] && return 0
+			[ $((i - seen)) -ge 20 ] && break
+		fi
+		sleep 0.2
+	done
+	[ -n "$PROBE_WHY" ] || PROBE_WHY=core
+	_matrix_kmsg_since "$tag" >>"$CELL_LOG"
+}
+
+# _matrix_exercise: stream, control write, i2c read; appends outcome words
+# to OUT.
+_matrix_exercise() {
+	local r end good err
+	r=$(timeout 40 "$MATRIX_STREAM" -n 15 -t 10000 "$NODE" 2>&1) || true
+	echo "stream: $r" >>"$CELL_LOG"
+	end=$(sed -n 's/.*end=\([a-z]*\).*/\1/p' <<<"$r")
+	good=$(sed -n 's/.*good=\([0-9]*\).*/\1/p' <<<"$r")
+	err=$(sed -n 's/.*error=\([0-9]*\).*/\1/p' <<<"$r")
+	case "$end" in
+	count)
+		if [ "$err" = 0 ]; then OUT+=" good"
+		elif [ "$good" = 0 ]; then OUT+=" errfr"
+		else OUT+=" mixed"; fi ;;
+	dqbuf | pollerr)
+		case "$r" in
+		*ENODEV*) OUT+=" gone" ;;
+		*EIO*) OUT+=" eio" ;;
+		*) OUT+=" dqbuf?"; CELL_BAD+="DQBUF failed oddly ($r); " ;;
+		esac ;;
+	streamon)
+		case "$r" in *ENODEV*) OUT+=" gone" ;; *) OUT+=" son" ;; esac ;;
+	stall) OUT+=" STALL"; CELL_BAD+="silent stall ($r); " ;;
+	*) OUT+=" ?"; CELL_BAD+="isocam-stream: $r; " ;;
+	esac
+	if [ -e "$NODE" ]; then
+		timeout 20 v4l2-ctl -d "$NODE" -c brightness=$((RANDOM % 100)) >>"$CELL_LOG" 2>&1 ||
+			OUT+=" cerr"
+	fi
+	if I2C=$(_matrix_i2c_node); then
+		timeout 20 i2ctransfer -f -y "${I2C#i2c-}" w2@0x3c 0x00 0x00 r2 >>"$CELL_LOG" 2>&1 ||
+			OUT+=" cerr"
+	fi
+}
+
+# _matrix_arm: SIGUSR2 to the emulator; wait for its "armed" line.
+_matrix_arm() {
+	kill -USR2 "$EMU_PID"
+	wait_for "grep -q 'hostile .* armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
+}
+
+_matrix_bg_loop() {
+	case "$1" in
+	ctrl)
+		(while v4l2-ctl -d "$NODE" -c contrast=$((RANDOM % 200)) 2>/dev/null; do :; done) &
+		;;
+	i2c)
+		local bus
+		bus=$(_matrix_i2c_node) || fail "no /dev/i2c-N for the i2c column"
+		(while i2ctransfer -f -y "${bus#i2c-}" w2@0x3c 0x00 0x00 r2 >/dev/null 2>&1; do :; done) &
+		;;
+	esac
+	BG=$!
+	camera_track "$BG"
+}
+
+# _matrix_cell NAME EMU_ARG STATE: one cell; sets OUT and CELL_BAD.
+_matrix_cell() {
+	local name=$1 arg=$2 state=$3 tag="$1/$3" t0 splat bg_stream=
+	OUT=
+	CELL_BAD=
+	CELL_LOG=$RESULTS/cell-${name}-${state}.log
+	: >"$CELL_LOG"
+	kmsg_mark "isocam-matrix: $tag"
+	if [ "$state" = probe ]; then
+		start_emu "$arg"
+	else
+		start_emu "$arg" --hostile-on=signal
+	fi
+	_matrix_plug "$tag"
+	if [ "$BOUND" = 0 ]; then
+		[ "$state" = probe ] || CELL_BAD+="the well-behaved plug failed: $PROBE_WHY; "
+		if [ "$PROBE_WHY" = core ]; then OUT=" core"; else OUT=" refused"; fi
+		echo "probe: $PROBE_WHY" >>"$CELL_LOG"
+	else
+		case "$state" in
+		idle) _matrix_arm ;;
+		stream)
+			timeout 40 "$MATRIX_STREAM" -n 60 -t 10000 "$NODE" >"$RESULTS/bg-stream.txt" 2>&1 &
+			bg_stream=$!
+			sleep 1
+			_matrix_arm
+			;;
+		ctrl | i2c)
+			_matrix_bg_loop "$state"
+			sleep 1
+			_matrix_arm
+			sleep 1
+			kill "$BG" 2>/dev/null || true
+			wait "$BG" 2>/dev/null || true
+			;;
+		esac
+		if [ -n "$bg_stream" ]; then
+			wait "$bg_stream" || true
+			echo "armed mid-stream: $(cat "$RESULTS/bg-stream.txt")" >>"$CELL_LOG"
+			grep -q "end=stall" "$RESULTS/bg-stream.txt" &&
+				CELL_BAD+="the stream armed mid-way stalled; "
+		fi
+		[ -z "${NODE:-}" ] || [ -e "$NODE" ] && _matrix_exercise
+	fi
+	t0=$SECONDS
+	if [ -n "$(_vhci_used_ports)" ]; then
+		timeout 25 usbip detach -p 0 >/dev/null 2>&1 || CELL_BAD+="usbip detach failed or hung; "
+	fi
+	wait_for '[ -z "$(usb_devs)" ] && no_isocam_left' 25 "the unplug of $tag" ||
+		CELL_BAD+="the unplug did not finish; "
+	[ $((SECONDS - t0)) -le 20 ] || CELL_BAD+="the unplug took $((SECONDS - t0)) s; "
+	stop_emu
+	splat=$(_matrix_kmsg_since "$tag" | grep -m1 -F -f "$MATRIX_BAD_RE") || true
+	[ -z "$splat" ] || CELL_BAD+="kernel: $splat; "
+	OUT=${OUT# }
+	OUT=${OUT// /+}
+}
+
+# _matrix_allowed OUT ALLOWED: every word of OUT is in ALLOWED (cerr is
+# always allowed: an error from a lying device is the right answer).
+_matrix_allowed() {
+	local w
+	for w in ${1//+/ }; do
+		[ "$w" = cerr ] && continue
+		[[ ",$2," == *",$w,"* ]] || return 1
+	done
+}
+
+# _matrix_next_camera: rmmod is clean and a well-behaved camera streams.
+_matrix_next_camera() {
+	local r
+	unload_isocam_modules || { echo "rmmod failed"; return 1; }
+	load_isocam_modules
+	start_emu
+	plug
+	r=$(timeout 40 "$MATRIX_STREAM" -n 5 -t 10000 "$NODE") || true
+	unplug
+	stop_emu
+	[[ "$r" == *"good=5 "* ]] || { echo "next camera: $r"; return 1; }
+}
+
+# matrix_run [NAME...]: run the rows (all, or the NAMEd ones); print the
+# table to $RESULTS/matrix.txt and stdout; fail if any cell failed.
+matrix_run() {
+	local row name arg states allowed st cells line why
+	{
+		printf '| %-18s | %-12s | %-12s | %-12s | %-12s | %-12s |\n' mode probe idle stream ctrl i2c
+		printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- -------------- -------------- -------------- -------------- --------------
+	} >"$RESULTS/matrix.txt"
+	for row in "${MATRIX_ROWS[@]}"; do
+		IFS='|' read -r name arg states allowed <<<"$row"
+		if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+		step "matrix: $name ($arg)"
+		line=$(printf '| %-18s ' "$name")
+		for st in probe idle stream ctrl i2c; do
+			if [[ ",$states," != *",$st,"* ]]; then
+				line+=$(printf '| %-12s ' "n/a")
+				continue
+			fi
+			_matrix_cell "$name" "$arg" "$st"
+			why=
+			_matrix_allowed "$OUT" "$allowed" || why="outcome $OUT not in {$allowed}; "
+			why+=$CELL_BAD
+			if [ -n "$why" ]; then
+				MATRIX_FAILS=$((MATRIX_FAILS + 1))
+				log "FAIL $name/$st: $why"
+				line+=$(printf '| %-12s ' "FAIL:$OUT")
+			else
+				log "ok $name/$st: $OUT"
+				line+=$(printf '| %-12s ' "$OUT")
+			fi
+		done
+		if ! why=$(_matrix_next_camera); then
+			MATRIX_FAILS=$((MATRIX_FAILS + 1))
+			log "FAIL $name: after it, $why"
+			line+=" (next camera: FAIL)"
+		fi
+		echo "$line |" >>"$RESULTS/matrix.txt"
+	done
+	cat "$RESULTS/matrix.txt"
+	[ "$MATRIX_FAILS" = 0 ] || fail "$MATRIX_FAILS fault matrix cells failed (see above and $RESULTS/cell-*.log)"
+}
