@@ -137,6 +137,19 @@ static int parse_ulong(const char *opt, const char *s, unsigned long max,
 	return 0;
 }
 
+/* As parse_ulong, and 0 is refused too. */
+static int parse_nonzero(const char *opt, const char *s, unsigned long max,
+			 unsigned long *v)
+{
+	if (parse_ulong(opt, s, max, v) < 0)
+		return -1;
+	if (!*v) {
+		fprintf(stderr, "isocam-emu: %s must be 1..%lu\n", opt, max);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,12 +196,9 @@ int main(int argc, char **argv)
 			cfg.port = (uint16_t)v;
 			break;
 		case 'n':
-			if (parse_ulong("--count", optarg,
-					USBIP_SERVER_MAX_CAMERAS, &v) < 0 || !v) {
-				fprintf(stderr, "isocam-emu: --count must be 1..%u\n",
-					USBIP_SERVER_MAX_CAMERAS);
+			if (parse_nonzero("--count", optarg,
+					  USBIP_SERVER_MAX_CAMERAS, &v) < 0)
 				return 2;
-			}
 			cfg.count = (unsigned int)v;
 			break;
 		case 'c':
@@ -225,19 +235,14 @@ int main(int argc, char **argv)
 			cfg.late_tolerance_ms = (unsigned int)v;
 			break;
 		case 'C':
-			if (parse_ulong("--max-clients", optarg, 1024, &v) < 0 ||
-			    !v) {
-				fprintf(stderr, "isocam-emu: --max-clients must be 1..1024\n");
+			if (parse_nonzero("--max-clients", optarg, 1024, &v) < 0)
 				return 2;
-			}
 			cfg.max_clients = (unsigned int)v;
 			break;
 		case 'R':
-			if (parse_ulong("--request-timeout", optarg, 3600, &v) < 0 ||
-			    !v) {
-				fprintf(stderr, "isocam-emu: --request-timeout must be 1..3600\n");
+			if (parse_nonzero("--request-timeout", optarg, 3600,
+					  &v) < 0)
 				return 2;
-			}
 			cfg.request_timeout_ms = (unsigned int)v * 1000;
 			break;
 		case 'U':
