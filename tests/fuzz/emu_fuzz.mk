@@ -9,3 +9,27 @@ $(BUILD)/fuzz/fuzz_usbip: $(ROOT)/tests/fuzz/fuzz_usbip.c \
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ \
 		$(filter %.c,$^)
+
+# Stateful target: the whole emulated camera (server, session, bridge,
+# sensor model, faults) behind a socketpair, driven by a client the input
+# spells out (fuzz_session.h). Links its own quiet emu_log instead of
+# log.c. Seeds in corpus/fuzz_session/ are written by gen_session_corpus:
+# `make fuzz-session-corpus` rewrites them.
+FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_session
+
+$(BUILD)/fuzz/fuzz_session: $(ROOT)/tests/fuzz/fuzz_session.c \
+		$(ROOT)/tests/fuzz/fuzz_session.h $(EMU_SRCS) $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_CFLAGS) -pthread -I$(ROOT)/gadget-emulator -o $@ \
+		$(filter-out %/log.c,$(filter %.c,$^))
+
+$(BUILD)/tests/gen_session_corpus: $(ROOT)/tests/fuzz/gen_session_corpus.c \
+		$(ROOT)/tests/fuzz/fuzz_session.h
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+.PHONY: fuzz-session-corpus
+fuzz-session-corpus: $(BUILD)/tests/gen_session_corpus
+	rm -rf $(ROOT)/tests/fuzz/corpus/fuzz_session
+	mkdir -p $(ROOT)/tests/fuzz/corpus/fuzz_session
+	$< $(ROOT)/tests/fuzz/corpus/fuzz_session
