@@ -75,6 +75,12 @@ static int isocam_parse_alts(struct isocam_dev *dev)
 				usb_endpoint_maxp_mult(ep);
 			if (!bytes)
 				continue;
+			/* USB 2.0 5.6.4: 3 transactions of 1024 at most. */
+			if (bytes > 3 * 1024) {
+				dev_warn(d, "alt %u: iso endpoint %u claims %u bytes per microframe, more than high speed carries; ignored\n",
+					 num, usb_endpoint_num(ep), bytes);
+				continue;
+			}
 			/* One packet per microframe: the core's bandwidth math. */
 			period = usb_decode_interval(ep, USB_SPEED_HIGH);
 			if (period != USEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC) {
