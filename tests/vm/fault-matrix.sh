@@ -49,43 +49,39 @@ matrix_row() {
 	MATRIX_ROWS+=("$1|$2|$3|$4")
 }
 
-# The kernel log from the marker of cell $1 on (awk: no regex from a tag).
+# The kernel log from the marker of cell $1 on (awk: no regex from a tag;
+# the last 3000 lines hold a cell's whole log, rate limits included).
 _matrix_kmsg_since() {
-	dmesg | awk -v m="isocam-matrix: $1" 'index($0, m) == length($0) - length(m) + 1 { f = 1 } f'
-}
-
-_matrix_i2c_node() {
-	local a
-	for a in "$INTF"/i2c-*/i2c-dev/i2c-*; do
-		[ -e "$a" ] && { echo "${a##*/}"; return 0; }
-	done
-	return 1
+	dmesg | tail -n 3000 |
+		awk -v m="isocam-matrix: $1" 'index($0, m) == length($0) - length(m) + 1 { f = 1 } f'
 }
 
 # _matrix_plug TAG: attach; sets BOUND=1 and NODE/INTF/DBG, or BOUND=0 and
-# PROBE_WHY (isocam's error line, or "core").
+# PROBE_WHY (isocam's last error line, or "core" when isocam said nothing).
+# Within 30 s: a bound node; or, once isocam has said why, 1 s more to
+# finish its probe; or 5 s of a device nobody bound (or that vanished).
 _matrix_plug() {
-	local tag=$1 i
+	local tag=$1 start=$SECONDS why_at= idle_at=$SECONDS
 	BOUND=0
 	PROBE_WHY=
 	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null 2>&1 ||
 		{ PROBE_WHY="attach failed"; return 0; }
-	local seen=
-	for i in $(seq 150); do
+	while [ $((SECONDS - start)) -lt 30 ]; do
 		if NODE=$(cam_node); then
 			driver_debugfs
 			BOUND=1
 			return 0
 		fi
-		# isocam's own error line, at error level
 		PROBE_WHY=$(_matrix_kmsg_since "$tag" | grep -E '\] isocam [0-9-]+:[0-9.]+: ' |
 			grep -E "refus|cannot|did not|no |needs|fail" | tail -n 1 |
 			sed 's/^\[[ 0-9.]*\] //') || true
-		[ -n "$seen" ] || [ -z "$(usb_devs)" ] || seen=$i
-		# a probe that said why and ended, or 4 s of a device nobody bound
-		if ! cam_intf >/dev/null && [ -n "$seen" ]; then
-			[ -n "$PROBE_WHY" ] && [ $((i - seen)) -ge 5 ] && return 0
-			[ $((i - seen)) -ge 20 ] && break
+		[ -z "$PROBE_WHY" ] || [ -n "$why_at" ] || why_at=$SECONDS
+		if cam_intf >/dev/null; then
+			idle_at=$SECONDS
+		elif [ -n "$why_at" ] && [ $((SECONDS - why_at)) -ge 1 ]; then
+			break
+		elif [ $((SECONDS - idle_at)) -ge 5 ]; then
+			break
 		fi
 		sleep 0.2
 	done
@@ -93,12 +89,10 @@ _matrix_plug() {
 	_matrix_kmsg_since "$tag" >>"$CELL_LOG"
 }
 
-# _matrix_exercise: stream, control write, i2c read; appends outcome words
-# to OUT.
-_matrix_exercise() {
-	local r end good err
-	r=$(timeout 40 "$MATRIX_STREAM" -n 15 -t 10000 "$NODE" 2>&1) || true
-	echo "stream: $r" >>"$CELL_LOG"
+# _matrix_stream_word RESULT: isocam-stream's line as an outcome word,
+# appended to OUT (a stall or an odd end also to CELL_BAD).
+_matrix_stream_word() {
+	local r=$1 end good err
 	end=$(sed -n 's/.*end=\([a-z]*\).*/\1/p' <<<"$r")
 	good=$(sed -n 's/.*good=\([0-9]*\).*/\1/p' <<<"$r")
 	err=$(sed -n 's/.*error=\([0-9]*\).*/\1/p' <<<"$r")
@@ -118,12 +112,21 @@ _matrix_exercise() {
 	stall) OUT+=" STALL"; CELL_BAD+="silent stall ($r); " ;;
 	*) OUT+=" ?"; CELL_BAD+="isocam-stream: $r; " ;;
 	esac
+}
+
+# _matrix_exercise: stream, control write, i2c read; appends outcome words
+# to OUT.
+_matrix_exercise() {
+	local r
+	r=$(timeout 40 "$MATRIX_STREAM" -n 15 -t 10000 "$NODE" 2>&1) || true
+	echo "stream: $r" >>"$CELL_LOG"
+	_matrix_stream_word "$r"
 	if [ -e "$NODE" ]; then
 		timeout 20 v4l2-ctl -d "$NODE" -c brightness=$((RANDOM % 100)) >>"$CELL_LOG" 2>&1 ||
 			OUT+=" cerr"
 	fi
-	if I2C=$(_matrix_i2c_node); then
-		timeout 20 i2ctransfer -f -y "${I2C#i2c-}" w2@0x3c 0x00 0x00 r2 >>"$CELL_LOG" 2>&1 ||
+	if I2C=$(cam_i2c_node); then
+		timeout 20 i2ctransfer -f -y "${I2C#/dev/i2c-}" w2@0x3c 0x00 0x00 r2 >>"$CELL_LOG" 2>&1 ||
 			OUT+=" cerr"
 	fi
 }
@@ -141,8 +144,8 @@ _matrix_bg_loop() {
 		;;
 	i2c)
 		local bus
-		bus=$(_matrix_i2c_node) || fail "no /dev/i2c-N for the i2c column"
-		(while i2ctransfer -f -y "${bus#i2c-}" w2@0x3c 0x00 0x00 r2 >/dev/null 2>&1; do :; done) &
+		bus=$(cam_i2c_node) || fail "no /dev/i2c-N for the i2c column"
+		(while i2ctransfer -f -y "${bus#/dev/i2c-}" w2@0x3c 0x00 0x00 r2 >/dev/null 2>&1; do :; done) &
 		;;
 	esac
 	BG=$!
@@ -188,10 +191,10 @@ _matrix_cell() {
 		if [ -n "$bg_stream" ]; then
 			wait "$bg_stream" || true
 			echo "armed mid-stream: $(cat "$RESULTS/bg-stream.txt")" >>"$CELL_LOG"
-			grep -q "end=stall" "$RESULTS/bg-stream.txt" &&
-				CELL_BAD+="the stream armed mid-way stalled; "
+			_matrix_stream_word "$(cat "$RESULTS/bg-stream.txt")"
 		fi
-		[ -z "${NODE:-}" ] || [ -e "$NODE" ] && _matrix_exercise
+		# (a camera the lie unplugged has nothing left to exercise)
+		if [ -e "$NODE" ]; then _matrix_exercise; fi
 	fi
 	t0=$SECONDS
 	if [ -n "$(_vhci_used_ports)" ]; then
@@ -205,6 +208,7 @@ _matrix_cell() {
 	[ -z "$splat" ] || CELL_BAD+="kernel: $splat; "
 	OUT=${OUT# }
 	OUT=${OUT// /+}
+	[ -n "$OUT" ] || CELL_BAD+="no outcome at all; "
 }
 
 # _matrix_allowed OUT ALLOWED: every word of OUT is in ALLOWED (cerr is

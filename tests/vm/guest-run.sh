@@ -131,7 +131,10 @@ for script in "${SCRIPTS[@]}"; do
 	(
 		cd "$ROOT" || exit 1
 		export RESULTS=$dir/results
-		exec timeout -k 10 "$TIMEOUT" bash "$script"
+		# run-vm.sh's script_timeout(): a script's own longer limit
+		limit=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\)$/\1/p' "$script" | head -n 1)
+		[ -n "$limit" ] && [ "$limit" -gt "$TIMEOUT" ] || limit=$TIMEOUT
+		exec timeout -k 10 "$limit" bash "$script"
 	) >"$dir/output.log" 2>&1 </dev/null &
 	pid=$!
 	tail -n +1 -s 0.2 --pid="$pid" -f "$dir/output.log" 2>/dev/null |

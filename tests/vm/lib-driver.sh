@@ -36,6 +36,38 @@ cam_stat() {
 	fail "no counter $1 in $DBG/stats"
 }
 
+# cam_i2c_node: /dev/i2c-N of the bound camera's adapter ($INTF; i2c-dev
+# loaded).
+cam_i2c_node() {
+	local a
+	for a in "$INTF"/i2c-*/i2c-dev/i2c-*; do
+		[ -e "$a" ] && { echo "/dev/${a##*/}"; return 0; }
+	done
+	return 1
+}
+
+# unplug_during WHAT 'CMD': run the shell command CMD over and over in the
+# background ($n counts the runs, so CMD can vary what it writes: the
+# control framework skips writes of an unchanged value), unplug after 2 s,
+# and check the loop ended with the camera. Logs how many times CMD ran.
+unplug_during() {
+	local what=$1 cmd=$2 pid
+	rm -f /tmp/unplug-during-count
+	(
+		n=0
+		while eval "$cmd" >/dev/null 2>&1; do n=$((n + 1)); done
+		echo "$n" >/tmp/unplug-during-count
+	) &
+	pid=$!
+	camera_track "$pid"
+	sleep 2
+	kill -0 "$pid" 2>/dev/null || fail "the $what loop ended before the unplug"
+	unplug
+	wait_for "! kill -0 $pid 2>/dev/null" 10 "the $what loop to end"
+	assert_ge "$(cat /tmp/unplug-during-count)" 1 "$what before the unplug"
+	log "$what before the unplug: $(cat /tmp/unplug-during-count)"
+}
+
 no_isocam_left() {
 	local d
 	for d in /sys/kernel/debug/usb/isocam-* /sys/bus/usb/drivers/isocam/*:*; do

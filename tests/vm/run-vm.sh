@@ -3,7 +3,8 @@
 # run-vm.sh: boot Debian's kernel in QEMU and run guest test scripts in it.
 #
 # Usage: tests/vm/run-vm.sh [options] SCRIPT...
-#   --timeout SECS  time limit per guest script (default 300)
+#   --timeout SECS  time limit per guest script (default 300; a script
+#                   with a "# vm-timeout: SECS" line may ask for more)
 #   --kvm           use KVM instead of TCG (hangs at boot on the dev machines)
 #   --mem MB        guest memory (default 2048)
 #   --smp N         guest CPUs (default 2; multi-threaded TCG)
@@ -95,6 +96,14 @@ command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (mak
 BUSYBOX=$(command -v busybox) || die "busybox missing (make deps)"
 
 # Scripts: absolute paths (the guest sees the host's tree at the same place).
+# A script may need longer than --timeout: a "# vm-timeout: SECS" line in
+# it raises its own limit (never lowers it). guest-run.sh reads the same.
+script_timeout() {
+	local t
+	t=$(sed -n 's/^# vm-timeout: *\([0-9][0-9]*\)$/\1/p' "$1" | head -n 1)
+	if [ -n "$t" ] && [ "$t" -gt "$2" ]; then echo "$t"; else echo "$2"; fi
+}
+
 declare -a ABS=() NAMES=()
 for s in "${SCRIPTS[@]}"; do
 	[ -f "$s" ] || die "no such script: $s"
@@ -209,7 +218,10 @@ fi
 depmod -b "$OUT/modroot" "$KVER" || die "depmod failed"
 
 # Boot allowance plus every script's limit, plus module cleanup slack.
-TOTAL=$((180 + ${#ABS[@]} * (TIMEOUT + 15)))
+TOTAL=180
+for a in "${ABS[@]}"; do
+	TOTAL=$((TOTAL + $(script_timeout "$a" "$TIMEOUT") + 15))
+done
 
 if [ "$ACCEL" = kvm ]; then
 	ACCEL_ARGS=(-accel kvm -cpu host)
@@ -268,7 +280,7 @@ for n in "${NAMES[@]}"; do
 	if [ -n "$bad" ]; then
 		summary+=("FAIL $n (kernel: $bad)")
 	elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
-		summary+=("FAIL $n (timeout after ${TIMEOUT}s)")
+		summary+=("FAIL $n (timed out: --timeout ${TIMEOUT}s or its own vm-timeout)")
 	elif [ "$st" != 0 ]; then
 		# lib.sh's fail() says why; else the script's last words.
 		last=$(grep '^FAIL: ' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-160)

@@ -5,7 +5,8 @@
 # setting with the wMaxPacketSize of include/isocam/usb.h; the libusb
 # checker (no kernel driver bound) reads the chip ID by vendor requests
 # and gets 300 frames by isochronous transfers, every counter once and in
-# order, every checksum right; detach frees the camera for a re-import.
+# order, every checksum right; a refused import says why (busy, not
+# found); detach frees the camera for a re-import.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 
@@ -81,6 +82,16 @@ step "the second camera is independent"
 attach_camera 1-2
 assert_eq "$(usb_devs | wc -l)" 2 "cameras attached"
 lsusb -d "$CAMERA_VID:$CAMERA_PID"
+
+step "refused imports say why (usbipd's codes)"
+# 1-1 is imported already; 1-9 does not exist.
+out=$(usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 2>&1) &&
+	fail "a second import of 1-1 succeeded: $out"
+assert_match "$out" "Device busy" "usbip attach of a camera in use"
+out=$(usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-9 2>&1) &&
+	fail "an import of 1-9 succeeded: $out"
+assert_match "$out" "Device not found" "usbip attach of an unknown bus id"
+assert_eq "$(usb_devs | wc -l)" 2 "cameras attached after the refusals"
 
 step "detach; the camera can be imported again"
 detach_camera

@@ -57,19 +57,8 @@ BG_PID=
 
 step "unplug in the middle of control changes"
 plug
-(
-	i=0
-	while v4l2-ctl -d "$NODE" -c brightness=$((i % 100)),contrast=$((i % 200)) 2>/dev/null; do
-		i=$((i + 1))
-	done
-) &
-BG_PID=$!
-camera_track "$BG_PID"
-sleep 2
-kill -0 "$BG_PID" 2>/dev/null || fail "the control loop ended before the unplug"
-unplug
-wait_for "! kill -0 $BG_PID 2>/dev/null" 10 "the control loop to end"
-BG_PID=
+unplug_during "control writes" \
+	'v4l2-ctl -d "$NODE" -c brightness=$((n % 100)),contrast=$((n % 200))'
 
 step "clean rmmod"
 stop_emu

@@ -4,6 +4,7 @@
 # lifetime rules behind them. Each step fails if the fix it proves broke:
 #  - /dev/i2c-N held open: the unplug completes at once (the adapter goes
 #    when the holder closes), the holder's next transfer fails;
+#  - in the middle of /dev/i2c-N transfers from another process;
 #  - a handle subscribed to control events, closed after the unplug;
 #  - a DMABUF exported and still mapped by another process;
 #  - ic1280 cannot be unbound through sysfs under the bridge;
@@ -14,7 +15,7 @@
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
-require_cmd v4l2-ctl python3 usbip
+require_cmd v4l2-ctl python3 usbip i2ctransfer
 HOLDER="python3 $ISOCAM_ROOT/tests/vm/holder.py"
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
@@ -39,17 +40,9 @@ release() {
 	log "$(cat "$RESULTS/holder-$1.log")"
 }
 
-i2c_node() {
-	local a
-	for a in "$INTF"/i2c-*/i2c-dev/i2c-*; do
-		[ -e "$a" ] && { echo "/dev/${a##*/}"; return 0; }
-	done
-	return 1
-}
-
 step "unplug with /dev/i2c-N held open"
 plug
-I2C=$(i2c_node) || fail "no i2c-dev node under $INTF"
+I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
 wait_for "[ -c $I2C ]" 10 "$I2C"
 hold i2c "$I2C"
 t0=$(date +%s%N)
@@ -60,6 +53,12 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 log "unplug with $I2C held open took $ms ms"
 [ ! -e "/sys/bus/i2c/devices/${I2C#/dev/}" ] || fail "the adapter is still in sysfs after the unplug"
 release i2c
+
+step "unplug in the middle of /dev/i2c-N transfers"
+plug
+I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
+wait_for "[ -c $I2C ]" 10 "$I2C"
+unplug_during "i2c transfers" 'i2ctransfer -f -y "${I2C#/dev/i2c-}" w2@0x3c 0x00 0x00 r2'
 
 step "unplug with control event subscriptions, closed after"
 plug
