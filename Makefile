@@ -22,7 +22,7 @@ SAN_CFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
 TEST_CFLAGS := -std=c11 -Wall -Wextra -Werror -O1 -g -D_GNU_SOURCE \
 	-I$(ROOT)/include -pthread $(SAN_CFLAGS)
 FUZZ_CFLAGS := -g -O1 -D_GNU_SOURCE -I$(ROOT)/include \
-	-fsanitize=fuzzer,address,undefined
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 
 # Filled in by the fragments:
 USER_BINS :=		# userspace programs built by 'make'
