@@ -87,7 +87,7 @@ SOAK_CYCLES ?= 1000
 soak: all
 	@mkdir -p $(BUILD)/soak
 	echo $(SOAK_CYCLES) >$(BUILD)/soak/cycles
-	$(ROOT)/tests/vm/run-vm.sh --timeout 14400 --out $(BUILD)/soak/vm \
+	$(ROOT)/tests/vm/run-vm.sh --out $(BUILD)/soak/vm \
 		$(ROOT)/tests/vm/soak/unplug-streaming.sh
 
 clean:

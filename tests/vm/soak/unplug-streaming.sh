@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # make soak: unplug while streaming, over and over (issue 10). Each cycle
 # plugs the camera, streams, unplugs it after a varying 0.2-0.9 s and
-# checks that the stream ended with ENODEV (never a stall), that the
-# unplug finished and that the kernel log stayed clean. The count comes
-# from $ISOCAM_BUILD/soak/cycles (make soak SOAK_CYCLES=N; default 1000).
+# checks that the stream ended with ENODEV (never a stall) and that the
+# unplug finished; the harness fails the run on any kernel warning, oops
+# or lockdep report in between, and every 50 cycles this checks too. The
+# count comes from $ISOCAM_BUILD/soak/cycles (make soak SOAK_CYCLES=N;
+# default 1000).
+# vm-timeout: 14400
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
@@ -20,7 +23,6 @@ driver_setup
 start=$SECONDS
 frames=0
 for i in $(seq "$CYCLES"); do
-	kmsg_mark "soak cycle $i"
 	plug
 	timeout 60 "$STREAM" -n 100000 -t 10000 "$NODE" >/tmp/soak-stream.txt 2>&1 &
 	pid=$!
@@ -32,9 +34,10 @@ for i in $(seq "$CYCLES"); do
 	[[ "$r" == *errno=ENODEV* ]] || fail "cycle $i: the stream did not end with ENODEV: $r"
 	n=$(sed -n 's/^frames=\([0-9]*\).*/\1/p' <<<"$r")
 	frames=$((frames + n))
-	splat=$(dmesg | sed -n "/soak cycle $i\$/,\$p" | grep -m1 -F -f "$BAD_RE") || true
-	[ -z "$splat" ] || fail "cycle $i: kernel: $splat"
-	[ $((i % 50)) != 0 ] || log "soak: $i cycles, $frames frames, $((SECONDS - start)) s"
+	[ $((i % 50)) = 0 ] || continue
+	splat=$(dmesg | grep -m1 -F -f "$BAD_RE") || true
+	[ -z "$splat" ] || fail "by cycle $i: kernel: $splat"
+	log "soak: $i cycles, $frames frames, $((SECONDS - start)) s"
 done
 stop_emu
 unload_isocam_modules
