@@ -193,8 +193,8 @@ _matrix_cell() {
 			echo "armed mid-stream: $(cat "$RESULTS/bg-stream.txt")" >>"$CELL_LOG"
 			_matrix_stream_word "$(cat "$RESULTS/bg-stream.txt")"
 		fi
-		# (a camera the lie unplugged has nothing left to exercise)
-		if [ -e "$NODE" ]; then _matrix_exercise; fi
+		# A lie that broke USB/IP's rules made vhci unplug the camera.
+		if [ -e "$NODE" ]; then _matrix_exercise; else OUT+=" gone"; fi
 	fi
 	t0=$SECONDS
 	if [ -n "$(_vhci_used_ports)" ]; then
