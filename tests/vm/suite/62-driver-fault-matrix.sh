@@ -66,7 +66,7 @@ matrix_row ctrl-never-unlink --hostile=ctrl-never-unlink $ALL refused,good,son,g
 matrix_row i2c-nak-stream    --hostile=i2c-nak-stream    $ALL son,good
 matrix_row i2c-garbage       --hostile=i2c-garbage       $ALL refused,good,son
 # The emulator's --fault kinds (always from the plug on)
-matrix_row fault-drop        --fault=drop=1/20           probe good,mixed
+matrix_row fault-drop        --fault=drop=1/20           probe good,mixed,errfr
 matrix_row fault-corrupt     --fault=corrupt=1/50        probe good,mixed,errfr
 matrix_row fault-err         --fault=err=1/30            probe good,mixed,errfr
 matrix_row fault-short       --fault=short=1/5           probe good,mixed
