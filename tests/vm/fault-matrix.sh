@@ -239,8 +239,8 @@ _matrix_next_camera() {
 matrix_run() {
 	local row name arg states allowed st cells line why
 	{
-		printf '| %-18s | %-12s | %-12s | %-12s | %-12s | %-12s |\n' mode probe idle stream ctrl i2c
-		printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- -------------- -------------- -------------- -------------- --------------
+		printf '| %-18s | %-16s | %-16s | %-16s | %-16s | %-16s |\n' mode probe idle stream ctrl i2c
+		printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- ------------------ ------------------ ------------------ ------------------ ------------------
 	} >"$RESULTS/matrix.txt"
 	for row in "${MATRIX_ROWS[@]}"; do
 		IFS='|' read -r name arg states allowed <<<"$row"
@@ -249,7 +249,7 @@ matrix_run() {
 		line=$(printf '| %-18s ' "$name")
 		for st in probe idle stream ctrl i2c; do
 			if [[ ",$states," != *",$st,"* ]]; then
-				line+=$(printf '| %-12s ' "n/a")
+				line+=$(printf '| %-16s ' "n/a")
 				continue
 			fi
 			_matrix_cell "$name" "$arg" "$st"
@@ -259,10 +259,10 @@ matrix_run() {
 			if [ -n "$why" ]; then
 				MATRIX_FAILS=$((MATRIX_FAILS + 1))
 				log "FAIL $name/$st: $why"
-				line+=$(printf '| %-12s ' "FAIL:$OUT")
+				line+=$(printf '| %-16s ' "FAIL:$OUT")
 			else
 				log "ok $name/$st: $OUT"
-				line+=$(printf '| %-12s ' "$OUT")
+				line+=$(printf '| %-16s ' "$OUT")
 			fi
 		done
 		if ! why=$(_matrix_next_camera); then
@@ -270,7 +270,7 @@ matrix_run() {
 			log "FAIL $name: after it, $why"
 			line+=" (next camera: FAIL)"
 		fi
-		echo "$line |" >>"$RESULTS/matrix.txt"
+		echo "$line|" >>"$RESULTS/matrix.txt"
 	done
 	cat "$RESULTS/matrix.txt"
 	[ "$MATRIX_FAILS" = 0 ] || fail "$MATRIX_FAILS fault matrix cells failed (see above and $RESULTS/cell-*.log)"
