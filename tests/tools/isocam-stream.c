@@ -6,7 +6,11 @@
  * DQBUF error; what it must never do is go silent. So this waits for each
  * buffer with a timeout and reports a stall as its own outcome.
  *
- *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] DEVICE
+ *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] DEVICE
+ *
+ * -r retries a failed STREAMON on the same file handle, with the same
+ * buffers, as an application would: a failed start must leave the queue
+ * as it found it.
  *
  * Prints one line:
  *   frames=N good=G error=E gaps=S end=REASON [errno=NAME]
@@ -50,7 +54,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] DEVICE\n");
+	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] DEVICE\n");
 	exit(1);
 }
 
@@ -110,12 +114,12 @@ static void capture(int fd, unsigned long want, int timeout_ms,
 int main(int argc, char **argv)
 {
 	unsigned long want = 30;
-	int timeout_ms = 10000, nbufs = 4, opt, fd, type, ret;
+	int timeout_ms = 10000, nbufs = 4, retries = 0, opt, fd, type, ret;
 	struct v4l2_requestbuffers rb = { 0 };
 	struct outcome o = { 0 };
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "n:t:b:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoul(optarg, NULL, 0);
@@ -125,6 +129,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			nbufs = atoi(optarg);
+			break;
+		case 'r':
+			retries = atoi(optarg);
 			break;
 		default:
 			usage();
@@ -164,7 +171,9 @@ int main(int argc, char **argv)
 		}
 	}
 	type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
-	if (xioctl(fd, VIDIOC_STREAMON, &type) < 0) {
+	while ((ret = xioctl(fd, VIDIOC_STREAMON, &type)) < 0 && retries-- > 0)
+		;
+	if (ret < 0) {
 		o.err = errno;
 		o.end = "streamon";
 	} else {
@@ -175,6 +184,5 @@ int main(int argc, char **argv)
 	/* STREAMOFF and close are part of what is tested: time them out too. */
 	xioctl(fd, VIDIOC_STREAMOFF, &type);
 	close(fd);
-	ret = strcmp(o.end, "stall") ? 0 : 3;
-	return ret;
+	return strcmp(o.end, "stall") ? 0 : 3;
 }

@@ -16,7 +16,8 @@
 #   - the kernel log since the cell began is clean (kernel-bad.re);
 #   - no stream stalled silently: every stream ended with its frames, with
 #     frames flagged V4L2_BUF_FLAG_ERROR, with a DQBUF error, or with
-#     STREAMON refused (isocam-stream's end=stall fails the cell);
+#     STREAMON refused, twice on one handle (isocam-stream's end=stall
+#     fails the cell, and a failed start must not upset vb2);
 #   - a probe that did not bind said why in one error line of isocam's
 #     (or the USB core refused the device first);
 #   - the unplug finished within 20 s;
@@ -118,7 +119,8 @@ _matrix_stream_word() {
 # to OUT.
 _matrix_exercise() {
 	local r
-	r=$(timeout 40 "$MATRIX_STREAM" -n 15 -t 10000 "$NODE" 2>&1) || true
+	# -r 1: a failed STREAMON is retried on the same handle and buffers
+	r=$(timeout 40 "$MATRIX_STREAM" -n 15 -t 10000 -r 1 "$NODE" 2>&1) || true
 	echo "stream: $r" >>"$CELL_LOG"
 	_matrix_stream_word "$r"
 	if [ -e "$NODE" ]; then

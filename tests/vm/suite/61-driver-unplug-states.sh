@@ -8,6 +8,7 @@
 #  - a handle subscribed to control events, closed after the unplug;
 #  - a DMABUF exported and still mapped by another process;
 #  - ic1280 cannot be unbound through sysfs under the bridge;
+#  - I2C_TIMEOUT 0 from userspace cannot make a transfer wait forever;
 #  - bandwidth refused at URB submit (as EHCI does) falls back to a
 #    smaller alt, and the user's frame interval survives the fallback.
 # (Idle, open, streaming and mid-control unplugs: 60-driver-unplug*.sh.)
@@ -103,6 +104,20 @@ echo N >"$DBG/sim_enospc_submit"
 echo 0 >"$DBG/sim_max_alt"
 out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
 assert_match "$out" "good=10 " "every frame good with the bandwidth back"
+unplug
+
+step "I2C_TIMEOUT 0 against a bridge that never answers"
+# usb_control_msg() took a timeout of 0 as forever; the driver bounds it.
+stop_emu
+start_emu --hostile=ctrl-never --hostile-on=signal
+plug
+I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
+wait_for "[ -c $I2C ]" 10 "$I2C"
+kill -USR2 "$EMU_PID"
+wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
+out=$(timeout 30 $HOLDER timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
+log "$out"
+assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
 unplug
 
 step "clean rmmod"
