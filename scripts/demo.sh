@@ -48,6 +48,8 @@ encode() {
 	echo "demo: frame $CHANGE_FRAME (after) -> $DEST/after.png"
 	ffmpeg "${in[@]}" -vf "select=eq(n\\,$CHANGE_FRAME)" -fps_mode passthrough \
 		-frames:v 1 -y "$DEST/after.png" || return 1
+	[ "${DROPPED:-0}" = 0 ] ||
+		echo "demo: $DROPPED frames were dropped on the way; causes: $DROP_CAUSES"
 	rm -f "$raw"
 }
 if [ "$status" = 0 ]; then

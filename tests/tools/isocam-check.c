@@ -33,7 +33,7 @@ struct check {
 	const char *path;
 	struct scene_params want;	/* format and size from the user */
 	size_t frame_size;
-	bool timeline, any_start, quiet;
+	bool timeline, any_start, quiet, allow_drops;
 	long long expect_frames;
 
 	/* results */
@@ -55,7 +55,8 @@ static void usage(FILE *o)
 {
 	fprintf(o,
 "usage: isocam-check --format FMT --size WxH [--expect-frames N]\n"
-"                    [--timeline] [--any-start] [--quiet] FILE\n"
+"                    [--timeline] [--any-start] [--allow-drops] [--quiet]\n"
+"                    FILE\n"
 "       isocam-check --render --format FMT --size WxH [--counter N]\n"
 "                    [--frames N] [--set KEY=VALUE]... OUT\n"
 "\n"
@@ -71,6 +72,9 @@ static void usage(FILE *o)
 "                      'frame 57 counter 61: brightness 0 -> 40'\n"
 "  --any-start         the first counter need not be 0 (capture started\n"
 "                      mid-stream)\n"
+"  --allow-drops       gaps in the counters are counted, not failed (the\n"
+"                      caller knows why frames were dropped); duplicates,\n"
+"                      reordering and bad frames still fail\n"
 "  --quiet             only the summary line\n"
 "  --render            write N reference frames (counters from --counter,\n"
 "                      default 0) to OUT instead of checking\n"
@@ -335,7 +339,8 @@ static int run_check(struct check *c)
 	if (in != stdin)
 		fclose(in);
 
-	ok = !got && c->frames && !c->drops && !c->dups && !c->reorders &&
+	ok = !got && c->frames && (c->allow_drops || !c->drops) &&
+	     !c->dups && !c->reorders &&
 	     !c->bad_stamps && !c->bad_sums && !c->mismatches &&
 	     (c->expect_frames < 0 ||
 	      (unsigned long long)c->expect_frames == c->frames);
@@ -404,6 +409,7 @@ int main(int argc, char **argv)
 		{ "expect-frames", required_argument, NULL, 'e' },
 		{ "timeline", no_argument, NULL, 't' },
 		{ "any-start", no_argument, NULL, 'a' },
+		{ "allow-drops", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "render", no_argument, NULL, 'r' },
 		{ "counter", required_argument, NULL, 'c' },
@@ -460,6 +466,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			c.any_start = true;
+			break;
+		case 'D':
+			c.allow_drops = true;
 			break;
 		case 'q':
 			c.quiet = true;

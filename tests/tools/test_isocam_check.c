@@ -146,10 +146,19 @@ static void test_sequence_errors(void **state)
 	assert_has(&r, " 1 dropped");
 	assert_has(&r, "FAIL");
 
+	/* --allow-drops counts the gap but passes it */
+	check(&r, "--format grey --size 160x120 --allow-drops");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, " 1 dropped");
+	assert_has(&r, ": OK");
+
 	write_capture(IC1280_FMT_GREY, dup, 5, NULL, NULL);
 	check(&r, "--format grey --size 160x120");
 	assert_int_equal(r.status, 1);
 	assert_has(&r, " 1 duplicated");
+	/* and fails a duplicate all the same */
+	check(&r, "--format grey --size 160x120 --allow-drops");
+	assert_int_equal(r.status, 1);
 
 	write_capture(IC1280_FMT_GREY, reorder, 4, NULL, NULL);
 	check(&r, "--format grey --size 160x120");

@@ -4,10 +4,18 @@
 # then encodes what it leaves in $RESULTS on the host): plug the emulated
 # camera over usbip, stream five seconds with ffmpeg and change a control
 # halfway from a second process, and check every captured frame.
-# Leaves in $RESULTS: demo.yuyv (raw 640x480 YUYV), demo.env (size, rate
-# and the frame index where the change shows), timeline.txt, and logs.
+# Leaves in $RESULTS: demo.yuyv (raw 640x480 YUYV), demo.env (size, rate,
+# the frame index where the change shows, frames dropped and why),
+# timeline.txt, and logs.
+#
+# A busy machine may make ffmpeg late to give a buffer back, or the camera
+# late to be polled: then frames are dropped, each with its cause, and the
+# demo still delivers what it captured. It fails when it captured nothing
+# usable, or when a frame went missing that nobody accounts for (the driver
+# misbehaved).
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd ffmpeg v4l2-ctl usbip
 
@@ -38,6 +46,9 @@ NODE=$(camera_video_node)
 wait_for "[ -c $NODE ]" 10 "$NODE"
 dmesg | grep -E 'isocam|ic1280' | tail -n 5
 v4l2-ctl -d "$NODE" --info | sed -n '1,6p'
+driver_debugfs
+late0=$(cam_stat dropped_frames)
+bad0=$(cam_stat error_frames)
 
 demo_step "stream ${SECS} s with ffmpeg ($SIZE yuyv422 at $FPS fps) into /tmp/demo.yuyv"
 ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format yuyv422 \
@@ -60,12 +71,32 @@ wait "$FF_PID" || fail "ffmpeg failed: $(tail -n 5 "$RESULTS/ffmpeg.log")"
 FF_PID=
 
 demo_step "check every frame against the emulator's reference (isocam-check --timeline)"
+# Gaps are judged below, by their causes; anything else wrong fails here.
 "$CHECK" --format yuyv --size "$SIZE" --expect-frames "$FRAMES" --any-start \
-	--timeline /tmp/demo.yuyv >"$RESULTS/timeline.txt" 2>&1 || {
+	--allow-drops --timeline /tmp/demo.yuyv >"$RESULTS/timeline.txt" 2>&1 || {
 	cat "$RESULTS/timeline.txt"
 	fail "isocam-check rejected the capture"
 }
 grep -v ': start ' "$RESULTS/timeline.txt"
+
+demo_step "every dropped frame and its cause"
+drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/timeline.txt" | tail -n 1)
+late=$(($(cam_stat dropped_frames) - late0))
+bad=$(($(cam_stat error_frames) - bad0))
+# a fresh status line, asked for with SIGUSR1
+n=$(grep -c 'cam0 1-1: client .*frames sent' "$CAMERA_EMU_LOG" || true)
+kill -USR1 "$EMU_PID"
+wait_for "[ \$(grep -c 'cam0 1-1: client .*frames sent' '$CAMERA_EMU_LOG') -gt $n ]" 5 \
+	"the camera's status line"
+cam_dropped=$(grep 'cam0 1-1: client .*frames sent' "$CAMERA_EMU_LOG" | tail -n 1 |
+	sed -n 's/.*frames sent [0-9]* dropped \([0-9]*\).*/\1/p')
+cause="none"
+if [ "${drops:-0}" -gt 0 ]; then
+	cause="ffmpeg late to requeue (driver had no buffer): $late; flagged bad on the bus: $bad; the camera could not send (polled late): ${cam_dropped:-0}"
+	[ "$drops" -le $((late + bad + ${cam_dropped:-0})) ] ||
+		fail "$drops frames missing from the capture, only $((late + bad + ${cam_dropped:-0})) accounted for ($cause)"
+fi
+echo "demo: $FRAMES frames captured, ${drops:-0} dropped; causes: $cause"
 change=$(sed -n "s/^frame \([0-9]*\) counter [0-9]*: $CONTROL .*/\1/p" "$RESULTS/timeline.txt" | head -n 1)
 [ -n "$change" ] || fail "the $CONTROL change is not in the captured frames"
 mv /tmp/demo.yuyv "$RESULTS/demo.yuyv"
@@ -76,8 +107,10 @@ FRAMES=$FRAMES
 CONTROL=$CONTROL
 VALUE=$VALUE
 CHANGE_FRAME=$change
+DROPPED=${drops:-0}
+DROP_CAUSES="$cause"
 EOF
 
 demo_step "unplug: usbip detach"
 camera_stop
-echo "demo: the camera streamed $FRAMES frames; $CONTROL=$VALUE shows from frame $change"
+echo "demo: the camera streamed $FRAMES frames (${drops:-0} dropped); $CONTROL=$VALUE shows from frame $change"
