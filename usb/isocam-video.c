@@ -173,6 +173,12 @@ static void isocam_watchdog(struct work_struct *work)
 
 /* ---- URBs ---- */
 
+/* A URB's buffer: its packets back to back, at the alt's packet size. */
+static u32 isocam_urb_bytes(const struct isocam_dev *dev)
+{
+	return dev->num_packets * dev->packet_bytes;
+}
+
 /* Feed a completed URB's packets to the assembler, trusting no field. */
 static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 {
@@ -208,7 +214,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 		dev->pkt_ts = now - (u64)(count - 1 - i) *
 				    (NSEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC);
 		switch (isocam_iso_check(&d, i, dev->packet_bytes,
-					 np * dev->packet_bytes, &len)) {
+					 isocam_urb_bytes(dev), &len)) {
 		case ISOCAM_ISO_OK:
 			isocam_asm_packet(&dev->assembler,
 					  (const u8 *)urb->transfer_buffer +
@@ -244,7 +250,7 @@ static void isocam_urb_reset(struct isocam_dev *dev, struct urb *urb)
 	unsigned int j;
 
 	urb->number_of_packets = dev->num_packets;
-	urb->transfer_buffer_length = dev->num_packets * dev->packet_bytes;
+	urb->transfer_buffer_length = isocam_urb_bytes(dev);
 	urb->interval = 1;	/* microframes, checked at probe */
 	urb->actual_length = 0;
 	for (j = 0; j < dev->num_packets; j++) {
@@ -305,7 +311,7 @@ static void isocam_urb_complete(struct urb *urb)
 
 static void isocam_free_urbs(struct isocam_dev *dev)
 {
-	unsigned int size = dev->num_packets * dev->packet_bytes;
+	unsigned int size = isocam_urb_bytes(dev);
 	unsigned int i;
 
 	for (i = 0; i < dev->num_urbs; i++) {
@@ -326,10 +332,11 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 	unsigned int n = clamp(num_urbs, 2U, (unsigned int)ISOCAM_MAX_URBS);
 	unsigned int np = clamp(num_packets, 1U,
 				(unsigned int)ISOCAM_MAX_PACKETS);
-	unsigned int size = np * dev->packet_bytes;
+	unsigned int size;
 	unsigned int i;
 
 	dev->num_packets = np;
+	size = isocam_urb_bytes(dev);
 	for (i = 0; i < n; i++) {
 		struct urb *urb = usb_alloc_urb(np, GFP_KERNEL);
 
