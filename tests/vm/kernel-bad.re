@@ -1,5 +1,6 @@
 WARNING:
 BUG:
+BUG [a-z0-9_:.-]+ \(.*\): 
 kernel BUG at
 Oops
 general protection fault
@@ -15,9 +16,22 @@ possible recursive locking
 inconsistent lock state
 possible irq lock inversion
 suspicious RCU usage
-lockdep
-KASAN
-UBSAN
+bad unlock balance
+held lock freed
+lock held when returning to user space
+INFO: trying to register non-static key
+DEBUG_LOCKS_WARN_ON
+KASAN:
+UBSAN:
+KFENCE:
+ODEBUG:
+Poison overwritten
+Redzone overwritten
+Object padding overwritten
+Freepointer corrupt
+Object already free
+rcu: INFO: .* self-detected stall
+rcu: INFO: .* detected stalls
 Kernel panic
 stack-protector
 stack guard page
