@@ -449,6 +449,35 @@ static int isocam_subscribe_event(struct v4l2_fh *fh,
 	return -EINVAL;
 }
 
+#ifdef CONFIG_VIDEO_ADV_DEBUG
+/*
+ * The camera's register file is the sensor's: the bridge has none of its
+ * own beyond GET_STATUS. So the video node's registers (the "bridge" of
+ * VIDIOC_DBG_G_REGISTER, address 0) are the sensor's, reached through its
+ * subdev, which also answers as subdev 0. Called under dev->lock, which
+ * disconnect holds while it clears dev->sd.
+ */
+static int isocam_g_register(struct file *file, void *fh,
+			     struct v4l2_dbg_register *reg)
+{
+	struct isocam_dev *dev = video_drvdata(file);
+
+	if (!dev->sd)
+		return -ENODEV;
+	return v4l2_subdev_call(dev->sd, core, g_register, reg);
+}
+
+static int isocam_s_register(struct file *file, void *fh,
+			     const struct v4l2_dbg_register *reg)
+{
+	struct isocam_dev *dev = video_drvdata(file);
+
+	if (!dev->sd)
+		return -ENODEV;
+	return v4l2_subdev_call(dev->sd, core, s_register, reg);
+}
+#endif
+
 static const struct v4l2_ioctl_ops isocam_ioctl_ops = {
 	.vidioc_querycap = isocam_querycap,
 	.vidioc_enum_fmt_vid_cap = isocam_enum_fmt,
@@ -476,6 +505,10 @@ static const struct v4l2_ioctl_ops isocam_ioctl_ops = {
 	.vidioc_log_status = isocam_log_status,
 	.vidioc_subscribe_event = isocam_subscribe_event,
 	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
+#ifdef CONFIG_VIDEO_ADV_DEBUG
+	.vidioc_g_register = isocam_g_register,
+	.vidioc_s_register = isocam_s_register,
+#endif
 };
 
 /*
