@@ -30,7 +30,8 @@ UNIT_TESTS :=		# cmocka test binaries, run by 'make check'
 FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
-.PHONY: all modules userspace check check-run demo-run unit fuzz vmtest bench demo deps lint soak \
+.PHONY: all modules userspace check check-run check-debug check-debug-run demo-run unit fuzz \
+	vmtest bench demo deps lint soak \
 	clean help
 .DEFAULT_GOAL := all
 
@@ -41,6 +42,7 @@ help:
 	@echo "make           build the modules (KDIR=...) and userspace"
 	@echo "make demo      boot the VM, plug the camera, stream, save out/"
 	@echo "make check     unit tests, fuzzers and the VM suite"
+	@echo "make check-debug  the VM suite on a KASAN/lockdep/kmemleak kernel (built once, cached)"
 	@echo "make lint      checkpatch --strict and sparse on kernel code"
 	@echo "make bench     benchmarks (numbers, no assertions)"
 	@echo "make soak      1000 unplugs while streaming in the VM (SOAK_CYCLES=N)"
@@ -69,6 +71,15 @@ check: deps
 check-run: all unit fuzz
 	UNIT_TESTS="$(UNIT_TESTS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 		$(ROOT)/scripts/check.sh
+
+# The VM suite on the debug kernel (scripts/check-debug.sh): it builds
+# that kernel once into /var/cache/isocam/ and the modules for it into
+# build/debug/; `make check` keeps using Debian's kernel.
+check-debug: deps
+	$(MAKE) -C $(ROOT) check-debug-run
+
+check-debug-run: userspace
+	$(ROOT)/scripts/check-debug.sh
 
 bench: all $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done

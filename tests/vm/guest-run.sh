@@ -125,18 +125,22 @@ export ISOCAM_KCONFIG=$KCONFIG
 
 # kmemleak (the debug kernel): after each script, once its processes are
 # gone and the project's modules unloaded, scan and keep what is new in
-# DIR/kmemleak.log; run-vm.sh judges it. Objects younger than 5 s are
-# never reported, and one that changed since the previous scan waits for
-# the next, hence two scans after a pause. "clear" then forgets them all,
-# so each script is charged only for its own leaks.
+# DIR/kmemleak.log; run-vm.sh judges it. A new object is reported only
+# by the second scan that finds it unreferenced (the first one only notes
+# its checksum), and only once it is 5 s old: hence two scans, the second
+# at least 6 s after the script ended. "clear" then forgets them all, so
+# each script is charged only for its own leaks.
 KMEMLEAK=/sys/kernel/debug/kmemleak
-kmemleak_scan() { # kmemleak_scan LOG
+kmemleak_scan() { # kmemleak_scan LOG ENDED_AT(EPOCHREALTIME)
+	local t0=$EPOCHREALTIME wait
 	[ -w "$KMEMLEAK" ] || return 0
-	sleep 5
 	echo scan >"$KMEMLEAK" 2>/dev/null || { echo "kmemleak: scan failed" >"$1"; return 0; }
+	wait=$(awk -v e="$2" -v n="$EPOCHREALTIME" 'BEGIN { w = e + 6 - n; print (w > 0 ? w : 0) }')
+	sleep "$wait"
 	echo scan >"$KMEMLEAK" 2>/dev/null
 	cat "$KMEMLEAK" >"$1" 2>&1
 	echo clear >"$KMEMLEAK" 2>/dev/null
+	log "kmemleak: two scans in $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')s, $(grep -c '^unreferenced object' "$1") object(s) unreferenced"
 }
 # What the boot itself left unreferenced is not any script's.
 [ ! -w "$KMEMLEAK" ] || { echo scan >"$KMEMLEAK"; cat "$KMEMLEAK" >"$OUT/boot-kmemleak.log"; echo clear >"$KMEMLEAK"; } 2>/dev/null
@@ -194,7 +198,7 @@ for script in "${SCRIPTS[@]}"; do
 			log "$name: cannot unload $m: $err"
 		fi
 	done
-	kmemleak_scan "$dir/kmemleak.log"
+	kmemleak_scan "$dir/kmemleak.log" "$end"
 	dmesg -c >"$dir/kmsg.log" 2>&1
 	{ echo "=== $name"; cat "$dir/kmsg.log"; } >>"$OUT/dmesg.log"
 	secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')

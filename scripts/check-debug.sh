@@ -1,0 +1,118 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# scripts/check-debug.sh: `make check-debug`. The VM suite again, on a
+# kernel that sees memory and locking bugs (KASAN, KFENCE, UBSAN,
+# lockdep, kmemleak, SLUB debugging, debug lists and objects):
+#   1. tests/vm/debug-kernel/build.sh builds it from Debian's
+#      linux-source-6.1 once and caches it (/var/cache/isocam/);
+#   2. the project's modules are built against it, in build/debug/mod/
+#      (the tree's own .ko files stay Debian's, for `make check`);
+#   3. tests/vm/selftest-debug.sh shows a use-after-free and a leak FAIL;
+#   4. every tests/vm/suite/*.sh runs in ONE boot of it, each script
+#      judged as in `make check`, plus a kmemleak scan after each
+#      (tests/vm/kernel-reports.sh; foreign reports the harness knows
+#      are listed, with why, in tests/vm/kernel-known.txt).
+# Environment:
+#   VM_TIMEOUT      per guest script limit (default 600: the debug kernel
+#                   runs the suite about 1.7 times slower)
+#   DEBUG_SCRIPTS   suite scripts to run instead of all (names, e.g.
+#                   "60-driver-probe 62-driver-fault-matrix")
+# Logs go to build/check-debug/. The last line is `N passed, N failed`.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LOGS=$ROOT/build/check-debug
+VM_TIMEOUT=${VM_TIMEOUT:-600}
+rm -rf "$LOGS"
+mkdir -p "$LOGS"
+
+passed=0
+failed=0
+failures=()
+t0=$(date +%s)
+ok() { passed=$((passed + ${2:-1})); }
+bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
+section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
+finish() {
+	section "summary ($(($(date +%s) - t0))s, logs in $LOGS)"
+	for f in "${failures[@]}"; do echo "failed: $f"; done
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+	exit
+}
+
+# --- 1. the kernel -------------------------------------------------------------
+section "debug kernel (tests/vm/debug-kernel/build.sh)"
+kstart=$(date +%s)
+debian_kver=$("$ROOT/scripts/find-kernel.sh" 2>/dev/null)
+if ! kdir=$("$ROOT/tests/vm/debug-kernel/build.sh"); then
+	bad "debug kernel build"
+	finish
+fi
+# shellcheck source=/dev/null
+. "$kdir/env"
+# Installing it must not change the kernel `make check` boots and builds for.
+if [ "$("$ROOT/scripts/find-kernel.sh" 2>/dev/null)" = "$debian_kver" ]; then
+	ok
+else
+	bad "the debug kernel changed what scripts/find-kernel.sh picks (was $debian_kver)"
+fi
+echo "check-debug: kernel $KVER from $kdir ($(($(date +%s) - kstart))s here; built in $(cat "$kdir/build-seconds")s)"
+
+# --- 2. the modules, built for it ------------------------------------------------
+section "modules for $KVER"
+mod=$ROOT/build/debug/mod
+rm -rf "$mod"
+mkdir -p "$mod"
+# Sources only: objects built for Debian's kernel must not look current.
+(cd "$ROOT" && find Kbuild include core usb i2c-sensor \
+	\( -name '*.c' -o -name '*.h' -o -name Kbuild \) -print0 |
+	xargs -0 cp --parents -t "$mod")
+if make -C "$KDIR" M="$mod" W=1 modules >"$LOGS/modules.log" 2>&1; then
+	ok
+	grep -E 'warning:|error:' "$LOGS/modules.log" || true
+else
+	tail -n 40 "$LOGS/modules.log"
+	bad "modules against $KDIR (see $LOGS/modules.log)"
+	finish
+fi
+env_file=$ROOT/build/debug/kernel.env
+{
+	printf 'KVER=%q\nIMAGE=%q\nMODDIR=%q\nKDIR=%q\n' "$KVER" "$IMAGE" "$MODDIR" "$KDIR"
+	printf 'KCONFIG=%q\nMODULES=%q\n' "$KDIR/.config" "$mod"
+	printf 'CMDLINE=%q\n' "$(grep -v '^#' "$ROOT/tests/vm/debug-kernel/cmdline" | tr '\n' ' ' | sed 's/ *$//')"
+} >"$env_file"
+
+# --- 3. the checkers catch what they are for -----------------------------------
+section "vm: debug harness self-test"
+"$ROOT/tests/vm/selftest-debug.sh" "$env_file" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "debug harness self-test"; fi
+
+# --- 4. the suite ------------------------------------------------------------------
+section "vm: suite on $KVER"
+suite=()
+if [ -n "${DEBUG_SCRIPTS:-}" ]; then
+	for n in $DEBUG_SCRIPTS; do suite+=("$ROOT/tests/vm/suite/${n%.sh}.sh"); done
+else
+	suite=("$ROOT"/tests/vm/suite/*.sh)
+fi
+"$ROOT/tests/vm/run-vm.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
+	--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
+vm_status=${PIPESTATUS[0]}
+summary=$LOGS/vm-suite/summary.txt
+if [ -f "$summary" ]; then
+	ok "" "$(grep -c '^PASS ' "$summary")"
+	while IFS= read -r line; do
+		bad "vm ${line#* }"
+	done < <(grep -E '^(FAIL|SKIP) ' "$summary")
+	if [ "$vm_status" != 0 ] && ! grep -qE '^(FAIL|SKIP) ' "$summary"; then
+		bad "vm suite (run-vm.sh exit status $vm_status)"
+	fi
+else
+	bad "vm suite (run-vm.sh exit status $vm_status, no summary)"
+fi
+if [ -s "$LOGS/vm-suite/known-reports.txt" ]; then
+	echo "check-debug: known foreign reports (tests/vm/kernel-known.txt), not counted:"
+	sed 's/^/check-debug:   /' "$LOGS/vm-suite/known-reports.txt"
+fi
+finish
