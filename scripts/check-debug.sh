@@ -26,18 +26,10 @@ VM_TIMEOUT=${VM_TIMEOUT:-600}
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 
-passed=0
-failed=0
-failures=()
-t0=$(date +%s)
-ok() { passed=$((passed + ${2:-1})); }
-bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
-section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
+# shellcheck source=scripts/lib-check.sh
+. "$ROOT/scripts/lib-check.sh"
 finish() {
-	section "summary ($(($(date +%s) - t0))s, logs in $LOGS)"
-	for f in "${failures[@]}"; do echo "failed: $f"; done
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+	print_verdict "$LOGS"
 	exit
 }
 
@@ -98,19 +90,7 @@ else
 fi
 "$ROOT/tests/vm/run-vm.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
 	--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
-vm_status=${PIPESTATUS[0]}
-summary=$LOGS/vm-suite/summary.txt
-if [ -f "$summary" ]; then
-	ok "" "$(grep -c '^PASS ' "$summary")"
-	while IFS= read -r line; do
-		bad "vm ${line#* }"
-	done < <(grep -E '^(FAIL|SKIP) ' "$summary")
-	if [ "$vm_status" != 0 ] && ! grep -qE '^(FAIL|SKIP) ' "$summary"; then
-		bad "vm suite (run-vm.sh exit status $vm_status)"
-	fi
-else
-	bad "vm suite (run-vm.sh exit status $vm_status, no summary)"
-fi
+vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
 if [ -s "$LOGS/vm-suite/known-reports.txt" ]; then
 	echo "check-debug: known foreign reports (tests/vm/kernel-known.txt), not counted:"
 	sed 's/^/check-debug:   /' "$LOGS/vm-suite/known-reports.txt"

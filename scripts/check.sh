@@ -22,14 +22,8 @@ VM_TIMEOUT=${VM_TIMEOUT:-300}
 rm -rf "$LOGS"
 mkdir -p "$LOGS"
 
-passed=0
-failed=0
-failures=()
-t0=$(date +%s)
-
-ok() { passed=$((passed + ${2:-1})); }
-bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
-section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
+# shellcheck source=scripts/lib-check.sh
+. "$ROOT/scripts/lib-check.sh"
 
 # --- unit tests (cmocka) ------------------------------------------------------
 unset CMOCKA_MESSAGE_OUTPUT CMOCKA_XML_FILE
@@ -112,20 +106,7 @@ if [ ! -e "${suite[0]}" ]; then
 else
 	"$ROOT/tests/vm/run-vm.sh" --keep-going --timeout "$VM_TIMEOUT" \
 		--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
-	vm_status=${PIPESTATUS[0]}
-	summary=$LOGS/vm-suite/summary.txt
-	if [ -f "$summary" ]; then
-		vp=$(grep -c '^PASS ' "$summary")
-		ok "" "$vp"
-		while IFS= read -r line; do
-			bad "vm ${line#* }"
-		done < <(grep -E '^(FAIL|SKIP) ' "$summary")
-		if [ "$vm_status" != 0 ] && ! grep -qE '^(FAIL|SKIP) ' "$summary"; then
-			bad "vm suite (run-vm.sh exit status $vm_status)"
-		fi
-	else
-		bad "vm suite (run-vm.sh exit status $vm_status, no summary)"
-	fi
+	vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
 fi
 
 # --- make demo's run, in its own boot: what it promises is there ------------
@@ -152,7 +133,4 @@ fi
 if [ "$demo_ok" = 1 ]; then ok; else bad "demo (see $LOGS/demo.log)"; fi
 
 # --- verdict ------------------------------------------------------------------
-section "summary ($(($(date +%s) - t0))s, logs in $LOGS)"
-for f in "${failures[@]}"; do echo "failed: $f"; done
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+print_verdict "$LOGS"

@@ -22,15 +22,9 @@ OUT=${2:-$ROOT/build/vm/selftest-debug}
 # shellcheck source=/dev/null
 . "$KERNEL_ENV"
 
-bad=0
-check() { # check DESCRIPTION COMMAND...
-	if "${@:2}"; then
-		echo "selftest-debug: ok: $1"
-	else
-		echo "selftest-debug: NOT OK: $1"
-		bad=1
-	fi
-}
+ME=selftest-debug
+# shellcheck source=tests/vm/lib-selftest.sh
+. "$ROOT/tests/vm/lib-selftest.sh"
 
 mdir=$ROOT/build/vm/badmods
 rm -rf "$mdir"

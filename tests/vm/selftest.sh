@@ -18,15 +18,9 @@ KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || exit 1
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 export KVER
 
-bad=0
-check() { # check DESCRIPTION COMMAND...
-	if "${@:2}"; then
-		echo "selftest: ok: $1"
-	else
-		echo "selftest: NOT OK: $1"
-		bad=1
-	fi
-}
+ME=selftest
+# shellcheck source=tests/vm/lib-selftest.sh
+. "$ROOT/tests/vm/lib-selftest.sh"
 
 # Build warnmod in build/vm/warnmod (Kbuild builds in place with M=).
 wdir=$ROOT/build/vm/warnmod

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: GPL-2.0
+# Sourced by scripts/check.sh and scripts/check-debug.sh: the tally they
+# both keep and print as `N passed, N failed`.
+passed=0
+failed=0
+failures=()
+t0=$(date +%s)
+
+ok() { passed=$((passed + ${2:-1})); }
+bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
+section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
+
+# vm_tally SUMMARY STATUS: count run-vm.sh's PASS/FAIL/SKIP lines.
+vm_tally() {
+	local line
+	if [ -f "$1" ]; then
+		ok "" "$(grep -c '^PASS ' "$1")"
+		while IFS= read -r line; do
+			bad "vm ${line#* }"
+		done < <(grep -E '^(FAIL|SKIP) ' "$1")
+		if [ "$2" != 0 ] && ! grep -qE '^(FAIL|SKIP) ' "$1"; then
+			bad "vm suite (run-vm.sh exit status $2)"
+		fi
+	else
+		bad "vm suite (run-vm.sh exit status $2, no summary)"
+	fi
+}
+
+# print_verdict LOGS: the closing lines; true when all passed.
+print_verdict() {
+	local f
+	section "summary ($(($(date +%s) - t0))s, logs in $1)"
+	for f in "${failures[@]}"; do echo "failed: $f"; done
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
+}
