@@ -7,7 +7,16 @@
 #                   with a "# vm-timeout: SECS" line may ask for more)
 #   --kvm           use KVM instead of TCG (hangs at boot on the dev machines)
 #   --mem MB        guest memory (default 2048)
-#   --smp N         guest CPUs (default 2; multi-threaded TCG)
+#   --clock MODE    the guest's clock under TCG (default: $ISOCAM_VM_CLOCK,
+#                   else icount):
+#                   icount  guest time counts executed instructions
+#                           (-icount shift=0,sleep=on, one vCPU): host
+#                           load slows the run but cannot make the guest's
+#                           camera late for the guest's own consumer
+#                   host    multi-threaded TCG on the host's clock (the
+#                           old mode): faster when the host is idle, but
+#                           host load makes guest processes late
+#   --smp N         guest CPUs (default 2 with --clock host; icount has 1)
 #   --out DIR       results dir (default build/vm/<timestamp>-<pid>)
 #   --kernel-env F  boot another kernel than Debian's: F sets KVER, IMAGE
 #                   (the bzImage), MODDIR (its lib/modules/KVER), KCONFIG
@@ -65,8 +74,9 @@ die() { echo "run-vm: $*" >&2; exit 2; }
 
 TIMEOUT=300
 ACCEL=tcg
+CLOCK=${ISOCAM_VM_CLOCK:-icount}
 MEM=2048
-SMP=2
+SMP=
 OUT=
 KERNEL_ENV=
 KEEP_GOING=0
@@ -77,6 +87,8 @@ while [ $# -gt 0 ]; do
 	--timeout) TIMEOUT=${2:?}; shift 2 ;;
 	--timeout=*) TIMEOUT=${1#*=}; shift ;;
 	--kvm) ACCEL=kvm; shift ;;
+	--clock) CLOCK=${2:?}; shift 2 ;;
+	--clock=*) CLOCK=${1#*=}; shift ;;
 	--mem) MEM=${2:?}; shift 2 ;;
 	--mem=*) MEM=${1#*=}; shift ;;
 	--smp) SMP=${2:?}; shift 2 ;;
@@ -95,6 +107,15 @@ while [ $# -gt 0 ]; do
 done
 [ ${#SCRIPTS[@]} -gt 0 ] || { usage >&2; exit 2; }
 case "$TIMEOUT$MEM$SMP" in *[!0-9]*) die "--timeout, --mem and --smp take numbers" ;; esac
+case "$CLOCK" in
+icount)
+	# icount needs single-threaded TCG; -smp 2 with thread=single did not
+	# finish booting in 6 minutes beside a host load.
+	[ -z "$SMP" ] || [ "$SMP" = 1 ] || die "--clock icount runs one vCPU (use --clock host for --smp $SMP)"
+	SMP=1 ;;
+host) SMP=${SMP:-2} ;;
+*) die "--clock takes icount or host" ;;
+esac
 
 IMAGE= MODDIR= KCONFIG= MODULES= CMDLINE=
 if [ -n "$KERNEL_ENV" ]; then
@@ -246,11 +267,16 @@ done
 
 if [ "$ACCEL" = kvm ]; then
 	ACCEL_ARGS=(-accel kvm -cpu host)
+elif [ "$CLOCK" = icount ]; then
+	# One guest nanosecond per instruction; an idle guest sleeps in host
+	# time. See the README's "The guest's clock".
+	ACCEL_ARGS=(-accel tcg -icount shift=0,sleep=on -cpu max)
 else
 	ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu max)
 fi
 
-echo "run-vm: kernel $KVER, ${#ABS[@]} script(s), out $OUT" >&2
+echo "run-vm: kernel $KVER, ${#ABS[@]} script(s), clock $CLOCK, $SMP vCPU, out $OUT" >&2
+echo "$CLOCK" >"$OUT/clock"
 boot_start=$(date +%s)
 timeout -k 10 "$TOTAL" qemu-system-x86_64 \
 	"${ACCEL_ARGS[@]}" -m "$MEM" -smp "$SMP" \
