@@ -4,6 +4,8 @@
 #   . "$ISOCAM_ROOT/tests/vm/lib.sh"
 # Generic only; camera-specific helpers live in tests/vm/lib-camera.sh.
 # Scripts run under bash with `set -eu -o pipefail` once this is sourced.
+# So no `CMD | grep -q`: grep's early exit can kill CMD with SIGPIPE and
+# fail the pipeline; `CMD | grep PAT >/dev/null` reads everything.
 #
 #   log MSG...                 timestamped line on stdout
 #   step MSG...                a visible "== MSG" heading

@@ -56,7 +56,7 @@ expect_write() {
 	local since=$1 timeout=${4:-10} line
 	reg_line "$2" "$3"
 	line=$REPLY
-	wait_for "emu_writes_since $since | grep -qF '$line'" "$timeout" "'$line' in the emulator log"
+	wait_for "emu_writes_since $since | grep -F '$line' >/dev/null" "$timeout" "'$line' in the emulator log"
 }
 # expect_writes_in TEXT WHAT "REG VAL"...: each write is among TEXT's lines.
 expect_writes_in() {
