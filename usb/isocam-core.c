@@ -188,6 +188,8 @@ static void isocam_debugfs_init(struct isocam_dev *dev)
 			   &dev->sim_max_alt);
 	debugfs_create_bool("sim_enospc_submit", 0644, dev->debugfs,
 			    &dev->sim_enospc_submit);
+	debugfs_create_u32("sim_submit_fail_at", 0644, dev->debugfs,
+			   &dev->sim_submit_fail_at);
 }
 
 /* The last reference is gone: nothing can reach the device any more. */

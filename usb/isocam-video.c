@@ -378,7 +378,11 @@ static int isocam_submit_urbs(struct isocam_dev *dev, int alt)
 		    alt > dev->sim_max_alt)
 			return -ENOSPC;
 		usb_anchor_urb(dev->urbs[i], &dev->anchor);
-		ret = usb_submit_urb(dev->urbs[i], GFP_KERNEL);
+		/* debugfs: a start that fails with URBs already in flight */
+		if (dev->sim_submit_fail_at == i + 1)
+			ret = -ENOMEM;
+		else
+			ret = usb_submit_urb(dev->urbs[i], GFP_KERNEL);
 		if (ret) {
 			usb_unanchor_urb(dev->urbs[i]);
 			if (ret != -ENOSPC)
@@ -668,8 +672,9 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 	return 0;
 
 err_sensor:
-	isocam_urbs_stop(dev, false);
+	/* Those already in flight come back by themselves: see urbs_stop. */
 	v4l2_subdev_call(dev->sd, video, s_stream, 0);
+	isocam_urbs_stop(dev, !dev->disconnected);
 	dev->streaming = false;
 err_urbs:
 	isocam_asm_flush(&dev->assembler);

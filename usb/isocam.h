@@ -95,6 +95,8 @@ struct isocam_dev {
 	/* debugfs knobs: pretend the host refuses alts above sim_max_alt */
 	u32 sim_max_alt;	/* 0: off */
 	bool sim_enospc_submit;	/* refuse at URB submit, as EHCI does */
+	/* 0: off; N: the Nth URB submit of a stream start fails, -ENOMEM */
+	u32 sim_submit_fail_at;
 
 	/* Formats both the sensor and the core know, in ENUM_FMT order. */
 	const struct isocam_format_info *formats[ISOCAM_MAX_FORMATS];
