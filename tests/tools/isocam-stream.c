@@ -6,19 +6,24 @@
  * DQBUF error; what it must never do is go silent. So this waits for each
  * buffer with a timeout and reports a stall as its own outcome.
  *
- *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] DEVICE
+ *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES]
+ *                 [-l LATE_MS] DEVICE
  *
  * -r retries a failed STREAMON on the same file handle, with the same
  * buffers, as an application would: a failed start must leave the queue
- * as it found it.
+ * as it found it. -l makes a late consumer on purpose: each buffer is
+ * held LATE_MS before it is queued again, so the driver runs out of
+ * buffers and must drop frames, visibly; the buffers still queued at the
+ * end are dequeued too, so missing counts every drop but the last.
  *
  * Prints one line:
- *   frames=N good=G error=E gaps=S end=REASON [errno=NAME]
+ *   frames=N good=G error=E gaps=S missing=M end=REASON [errno=NAME]
  * REASON is count (FRAMES buffers dequeued), dqbuf (DQBUF failed: errno),
  * pollerr (poll reported an error, DQBUF then failed), streamon (STREAMON
  * failed) or stall (no buffer and no error for TIMEOUT_MS). gaps counts
- * jumps in the buffers' sequence numbers. Exit status: 0 for count,
- * dqbuf, pollerr and streamon, 3 for stall, 1 for a setup failure.
+ * jumps in the buffers' sequence numbers, missing the numbers skipped.
+ * Exit status: 0 for count, dqbuf, pollerr and streamon, 3 for stall, 1
+ * for a setup failure.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +35,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/videodev2.h>
@@ -37,7 +43,7 @@
 #define MAX_BUFFERS	16
 
 struct outcome {
-	unsigned long frames, good, error, gaps;
+	unsigned long frames, good, error, gaps, missing;
 	const char *end;
 	int err;
 };
@@ -54,72 +60,113 @@ static int xioctl(int fd, unsigned long req, void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] DEVICE\n");
+	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] [-l LATE_MS] DEVICE\n");
 	exit(1);
 }
 
 static void print_outcome(const struct outcome *o)
 {
-	printf("frames=%lu good=%lu error=%lu gaps=%lu end=%s", o->frames,
-	       o->good, o->error, o->gaps, o->end);
+	printf("frames=%lu good=%lu error=%lu gaps=%lu missing=%lu end=%s",
+	       o->frames, o->good, o->error, o->gaps, o->missing, o->end);
 	if (o->err)
 		printf(" errno=%s", strerrorname_np(o->err));
 	printf("\n");
 }
 
-/* Dequeue and requeue until count, an error or a stall. */
-static void capture(int fd, unsigned long want, int timeout_ms,
-		    struct outcome *o)
-{
-	bool have_seq = false;
-	uint32_t last_seq = 0;
+struct seq_state {
+	bool have;
+	uint32_t last;
+};
 
-	while (o->frames < want) {
+/* Wait for one buffer and dequeue it into b; 0, or -1 with o->end set. */
+static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
+		   struct seq_state *seq, struct outcome *o)
+{
+	for (;;) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
-		struct v4l2_buffer b = {
-			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
-			.memory = V4L2_MEMORY_MMAP,
-		};
 		int r = poll(&p, 1, timeout_ms);
 
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r == 0) {
 			o->end = "stall";
-			return;
+			return -1;
 		}
-		if (xioctl(fd, VIDIOC_DQBUF, &b) < 0) {
+		memset(b, 0, sizeof(*b));
+		b->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+		b->memory = V4L2_MEMORY_MMAP;
+		if (xioctl(fd, VIDIOC_DQBUF, b) < 0) {
 			o->err = errno;
 			o->end = (p.revents & POLLERR) ? "pollerr" : "dqbuf";
-			return;
+			return -1;
 		}
+		break;
+	}
+	if (seq->have && b->sequence != seq->last + 1) {
+		o->gaps++;
+		o->missing += (uint32_t)(b->sequence - seq->last - 1);
+	}
+	seq->have = true;
+	seq->last = b->sequence;
+	return 0;
+}
+
+/*
+ * Dequeue and requeue until count, an error or a stall. A late consumer
+ * (late_ms) then also dequeues the nbufs - 1 buffers still queued: each
+ * is filled by the next frame the driver could deliver, so its sequence
+ * number accounts for every frame dropped until STREAMOFF but the last.
+ */
+static void capture(int fd, unsigned long want, int timeout_ms, int late_ms,
+		    unsigned int nbufs, struct outcome *o)
+{
+	struct seq_state seq = { 0 };
+	struct v4l2_buffer b;
+	unsigned int queued = nbufs;
+
+	while (o->frames < want) {
+		if (dequeue(fd, timeout_ms, &b, &seq, o) < 0)
+			return;
+		queued--;
 		o->frames++;
 		if (b.flags & V4L2_BUF_FLAG_ERROR)
 			o->error++;
 		else
 			o->good++;
-		if (have_seq && b.sequence != last_seq + 1)
-			o->gaps++;
-		have_seq = true;
-		last_seq = b.sequence;
+		if (o->frames == want)
+			break;
+		if (late_ms) {
+			struct timespec ts = {
+				.tv_sec = late_ms / 1000,
+				.tv_nsec = (late_ms % 1000) * 1000000L,
+			};
+
+			while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+				;
+		}
 		if (xioctl(fd, VIDIOC_QBUF, &b) < 0) {
 			o->err = errno;
 			o->end = "qbuf";
 			return;
 		}
+		queued++;
 	}
 	o->end = "count";
+	while (late_ms && queued-- > 0)
+		if (dequeue(fd, timeout_ms, &b, &seq, o) < 0)
+			return;
 }
 
 int main(int argc, char **argv)
 {
 	unsigned long want = 30;
-	int timeout_ms = 10000, nbufs = 4, retries = 0, opt, fd, type, ret;
+	int timeout_ms = 10000, nbufs = 4, retries = 0, late_ms = 0, opt, fd;
+	int type, ret;
 	struct v4l2_requestbuffers rb = { 0 };
 	struct outcome o = { 0 };
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "n:t:b:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:l:")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoul(optarg, NULL, 0);
@@ -133,12 +180,15 @@ int main(int argc, char **argv)
 		case 'r':
 			retries = atoi(optarg);
 			break;
+		case 'l':
+			late_ms = atoi(optarg);
+			break;
 		default:
 			usage();
 		}
 	}
 	if (optind + 1 != argc || nbufs < 1 || nbufs > MAX_BUFFERS ||
-	    timeout_ms <= 0)
+	    timeout_ms <= 0 || late_ms < 0)
 		usage();
 
 	fd = open(argv[optind], O_RDWR | O_NONBLOCK);
@@ -177,7 +227,7 @@ int main(int argc, char **argv)
 		o.err = errno;
 		o.end = "streamon";
 	} else {
-		capture(fd, want, timeout_ms, &o);
+		capture(fd, want, timeout_ms, late_ms, rb.count, &o);
 	}
 	print_outcome(&o);
 	fflush(stdout);

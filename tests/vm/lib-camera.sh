@@ -23,6 +23,10 @@
 #   camera_stop               detach, stop the emulator
 #   emu_alts                  the alt settings the camera saw selected, in
 #                             order (the emulator must run with -v)
+#   emu_frames_dropped [BUSID]
+#                             frames the camera captured but could not send
+#                             since it was attached (polled late), from a
+#                             fresh status line (SIGUSR1)
 #   camera_track PID...       background processes (captures, waiters) to
 #                             end before the camera is detached when the
 #                             script exits
@@ -173,6 +177,15 @@ detach_camera() {
 
 emu_alts() {
 	sed -n 's/.*: alt setting \([0-9]*\) .*/\1/p' "$CAMERA_EMU_LOG" | tr '\n' ' '
+}
+
+emu_frames_dropped() {
+	local pat="cam[0-9]* ${1:-1-1}: client .*frames sent" n
+	n=$(grep -c "$pat" "$CAMERA_EMU_LOG" || true)	# grep -c exits 1 on 0
+	kill -USR1 "$EMU_PID" || fail "isocam-emu is gone"
+	wait_for "[ \$(grep -c '$pat' '$CAMERA_EMU_LOG') -gt $n ]" 5 "the camera's status line"
+	grep "$pat" "$CAMERA_EMU_LOG" | tail -n 1 |
+		sed -n 's/.*frames sent [0-9]* dropped \([0-9]*\).*/\1/p'
 }
 
 camera_video_node() {

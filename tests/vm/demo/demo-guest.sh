@@ -83,13 +83,7 @@ demo_step "every dropped frame and its cause"
 drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/timeline.txt" | tail -n 1)
 late=$(($(cam_stat dropped_frames) - late0))
 bad=$(($(cam_stat error_frames) - bad0))
-# a fresh status line, asked for with SIGUSR1
-n=$(grep -c 'cam0 1-1: client .*frames sent' "$CAMERA_EMU_LOG" || true)
-kill -USR1 "$EMU_PID"
-wait_for "[ \$(grep -c 'cam0 1-1: client .*frames sent' '$CAMERA_EMU_LOG') -gt $n ]" 5 \
-	"the camera's status line"
-cam_dropped=$(grep 'cam0 1-1: client .*frames sent' "$CAMERA_EMU_LOG" | tail -n 1 |
-	sed -n 's/.*frames sent [0-9]* dropped \([0-9]*\).*/\1/p')
+cam_dropped=$(emu_frames_dropped 1-1)
 cause="none"
 if [ "${drops:-0}" -gt 0 ]; then
 	cause="ffmpeg late to requeue (driver had no buffer): $late; flagged bad on the bus: $bad; the camera could not send (polled late): ${cam_dropped:-0}"

@@ -6,7 +6,10 @@
 #    with no frame lost, at the fastest rate the link carries;
 #  - USERPTR, DMABUF (vivid exporting the buffers) and read() deliver
 #    correct frames too;
-#  - the driver's debugfs counters agree: no error, dropped or bad frame.
+#  - the driver's debugfs counters agree: no error, dropped or bad frame;
+#  - a consumer late on purpose loses frames only for want of a buffer:
+#    the driver counts each as dropped, the sequence numbers it hands out
+#    skip exactly those, and nothing is lost on the bus or by the camera.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
@@ -142,6 +145,29 @@ assert_eq "$size" $((614400 * 50)) "bytes read"
 rm -f /tmp/read.raw
 assert_ge "$(cam_stat frames)" $((before + 50)) "frames counted by the driver"
 log "read: 50 frames ok ($(cat "$RESULTS/read.check.log"))"
+
+step "a late consumer: every lost frame has its cause"
+STREAM=$ISOCAM_BUILD/isocam-stream
+[ -x "$STREAM" ] || fail "$STREAM is not built (make)"
+err0=$(cam_stat error_frames)
+drop0=$(cam_stat dropped_frames)
+cam0=$(emu_frames_dropped 1-1)
+_is_int "$cam0" || fail "no frame count from the camera's status line"
+# Two buffers, each held 150 ms (4.5 frame intervals at 30 fps).
+r=$("$STREAM" -b 2 -l 150 -n 20 -t 10000 "$NODE") || fail "isocam-stream: $r"
+log "late consumer: $r"
+assert_match "$r" 'end=count' "the late consumer's stream"
+missing=$(sed -n 's/.* missing=\([0-9]*\) .*/\1/p' <<<"$r")
+drops=$(($(cam_stat dropped_frames) - drop0))
+assert_ge "$missing" 20 "sequence numbers skipped while the consumer held both buffers"
+# Every skipped number is a frame the driver dropped with no buffer (-l
+# also dequeues the last queued buffer, so the numbers run up to the stop);
+# one more may complete between that last DQBUF and STREAMOFF.
+assert_ge "$drops" "$missing" "frames dropped for want of a buffer"
+assert_le "$drops" $((missing + 1)) "frames dropped for want of a buffer"
+assert_le $(($(cam_stat error_frames) - err0)) 1 "frames cut on the bus (one by the stop)"
+assert_eq $(($(emu_frames_dropped 1-1) - cam0)) 0 "frames the camera could not send"
+log "late consumer: $missing sequence numbers skipped, $drops frames dropped for want of a buffer, none lost on the bus"
 
 step "counters"
 cat "$DBG/stats" | tee "$RESULTS/stats.txt"
