@@ -31,7 +31,7 @@ FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
 .PHONY: all modules userspace check check-run check-debug check-debug-run demo-run unit fuzz \
-	vmtest bench demo deps lint soak \
+	vmtest bench demo deps lint soak stress check-under-load \
 	clean help
 .DEFAULT_GOAL := all
 
@@ -46,6 +46,8 @@ help:
 	@echo "make lint      checkpatch --strict and sparse on kernel code"
 	@echo "make bench     benchmarks (numbers, no assertions)"
 	@echo "make soak      1000 unplugs while streaming in the VM (SOAK_CYCLES=N)"
+	@echo "make stress    1000 stream start/stop cycles in the VM beside a host CPU hog (STRESS_CYCLES=N)"
+	@echo "make check-under-load  make check beside a host CPU hog (LOAD_CPUS, LOAD_PCT)"
 
 deps:
 	$(ROOT)/scripts/deps.sh
@@ -100,6 +102,19 @@ soak: all
 	echo $(SOAK_CYCLES) >$(BUILD)/soak/cycles
 	$(ROOT)/tests/vm/run-vm.sh --out $(BUILD)/soak/vm \
 		$(ROOT)/tests/vm/soak/unplug-streaming.sh
+
+# Beside a CPU hog on the host (scripts/with-load.sh): the results must
+# not depend on what else the machine is doing.
+check-under-load: deps
+	$(ROOT)/scripts/with-load.sh $(MAKE) -C $(ROOT) check-run
+
+# Not part of check (it runs 60 of these cycles): about an hour under load.
+STRESS_CYCLES ?= 1000
+stress: all
+	@mkdir -p $(BUILD)/stress
+	echo $(STRESS_CYCLES) >$(BUILD)/stress/cycles
+	$(ROOT)/scripts/with-load.sh $(ROOT)/tests/vm/run-vm.sh \
+		--out $(BUILD)/stress/vm $(ROOT)/tests/vm/stress/start-stop.sh
 
 clean:
 	-$(MAKE) -C $(KDIR) M=$(ROOT) clean

@@ -10,7 +10,7 @@ qemu-system-x86 busybox-static cpio xz-utils
 usbip usbutils v4l-utils i2c-tools ffmpeg
 libusb-1.0-0-dev libcmocka-dev
 flex bison bc libelf-dev libssl-dev
-python3 perl
+python3 perl stress-ng
 "
 
 missing=""
