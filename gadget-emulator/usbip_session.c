@@ -34,6 +34,8 @@
 /* per-command bounds (usbip_session.h says why these two) */
 #define MAX_OUT_DATA	65535u
 #define MAX_UFRAME_BYTES	3072u
+/* unlinks kept for a URB not yet submitted (usbip_session.h) */
+#define EARLY_UNLINK_MAX	16u
 
 struct iso_urb {
 	struct iso_urb *next;
@@ -79,6 +81,14 @@ struct session {
 	uint64_t frames_seen;		/* for the vanish fault */
 	bool vanish;
 	struct hostile_held held;	/* control URBs left unanswered */
+	/* the newest CMD_SUBMIT's seqnum, and CMD_UNLINKs that came first */
+	uint32_t last_submit;
+	bool any_submit;
+	struct early_unlink {
+		uint32_t seqnum;	/* the CMD_UNLINK's own */
+		uint32_t victim;	/* the URB it names */
+	} early[EARLY_UNLINK_MAX];
+	unsigned int n_early;
 	/* an iso reply's descriptors, as hostile.h may rewrite them */
 	struct usbip_iso_desc iso_d[USBIP_MAX_ISO_PACKETS +
 				    HOSTILE_ISO_EXTRA_PACKETS];
@@ -351,20 +361,99 @@ static int complete_iso(struct session *ss)
 	return ret;
 }
 
+static int send_ret_unlink(struct session *ss, uint32_t seqnum, int32_t status)
+{
+	struct usbip_header h;
+
+	usbip_ret_unlink_header(&h, seqnum, status);
+	return send_header_only(ss, &h);
+}
+
+/* seqnums grow by one per command on a vhci (wrapping at 2^32) */
+static bool seqnum_after(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) > 0;
+}
+
+/*
+ * A CMD_SUBMIT of seqnum is in (at least its header): answer the early
+ * unlinks it settles. One that names it cancels it: RET_UNLINK
+ * -ECONNRESET and never a RET_SUBMIT, so 1 (drop the command). One that
+ * names an older seqnum named a URB that will never come: status 0, as
+ * for a URB already completed. Called again for a command that waited
+ * for room, it finds nothing left to do.
+ */
+static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
+{
+	bool cancel = false;
+	unsigned int i = 0;
+
+	ss->last_submit = seqnum;
+	ss->any_submit = true;
+	while (i < ss->n_early) {
+		struct early_unlink e = ss->early[i];
+
+		if (seqnum_after(e.victim, seqnum)) {
+			i++;
+			continue;
+		}
+		memmove(&ss->early[i], &ss->early[i + 1],
+			(ss->n_early - i - 1) * sizeof(ss->early[0]));
+		ss->n_early--;
+		if (ss->verbose)
+			emu_log("%s: URB seqnum %u %s its early unlink %u",
+				ss->cam->name, seqnum, e.victim == seqnum ?
+				"came after" : "came instead of the one named by",
+				e.seqnum);
+		if (send_ret_unlink(ss, e.seqnum,
+				    e.victim == seqnum ? -ECONNRESET : 0) < 0)
+			return -1;
+		cancel = cancel || e.victim == seqnum;
+	}
+	return cancel;
+}
+
+/*
+ * An unlink of a URB this session has not seen yet. vhci can send a
+ * URB's CMD_UNLINK before its CMD_SUBMIT (usbip_session.h), and gives a
+ * URB back on any RET_UNLINK: answered now, the URB would be given back
+ * while its CMD_SUBMIT is still on the way, and our later RET_SUBMIT for
+ * it would make vhci drop the connection. So the answer waits for the
+ * URB. The oldest of a full list is answered as "never ours".
+ */
+static int keep_early_unlink(struct session *ss, uint32_t seqnum,
+			     uint32_t victim)
+{
+	if (ss->n_early == EARLY_UNLINK_MAX) {
+		struct early_unlink e = ss->early[0];
+
+		memmove(&ss->early[0], &ss->early[1],
+			(EARLY_UNLINK_MAX - 1) * sizeof(ss->early[0]));
+		ss->n_early--;
+		if (send_ret_unlink(ss, e.seqnum, 0) < 0)
+			return -1;
+	}
+	ss->early[ss->n_early++] = (struct early_unlink){ seqnum, victim };
+	if (ss->verbose)
+		emu_log("%s: unlink seqnum %u came before the URB it names (%u); answered when that comes",
+			ss->cam->name, seqnum, victim);
+	return 0;
+}
+
 static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 {
+	uint32_t victim = cmd->hdr.u.cmd_unlink.seqnum;
 	struct iso_urb **pp, *u;
-	struct usbip_header h;
 	int32_t status = 0;	/* already completed (or never ours) */
 	bool answer = !hostile_on(ss->cam->hostile, HOSTILE_UNLINK_NEVER);
-	int held = hostile_held_unlink(&ss->held, cmd->hdr.u.cmd_unlink.seqnum);
+	int held = hostile_held_unlink(&ss->held, victim);
 
 	if (held >= 0) {	/* a control URB hostile.h kept unanswered */
 		status = -ECONNRESET;
 		answer = answer && held;
 	}
 	for (pp = &ss->head; held < 0 && (u = *pp); pp = &u->next) {
-		if (u->seqnum != cmd->hdr.u.cmd_unlink.seqnum)
+		if (u->seqnum != victim)
 			continue;
 		*pp = u->next;
 		ss->queued_uframes -= u->np;
@@ -372,6 +461,9 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 		status = -ECONNRESET;
 		break;
 	}
+	if (!status && answer &&
+	    (!ss->any_submit || seqnum_after(victim, ss->last_submit)))
+		return keep_early_unlink(ss, cmd->hdr.seqnum, victim);
 	/* rebuild tail and release bus time no remaining URB holds */
 	ss->tail = NULL;
 	ss->bus_next_ns = 0;
@@ -388,8 +480,7 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 			answer ? "" : " (hostile: no RET_UNLINK)");
 	if (!answer)
 		return 0;	/* and the URB it names is gone unanswered */
-	usbip_ret_unlink_header(&h, cmd->hdr.seqnum, status);
-	return send_header_only(ss, &h);
+	return send_ret_unlink(ss, cmd->hdr.seqnum, status);
 }
 
 static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
@@ -467,8 +558,8 @@ static void consume(struct session *ss, size_t n)
 
 /*
  * The bounds of usbip_session.h, checked as soon as a command's header
- * is in, before its body is waited for. 0: go on; 1: refused (answered,
- * its bytes are to be skipped); -1: end the session.
+ * is in, before its body is waited for. 0: go on; 1: skip its bytes
+ * (refused and answered, or unlinked before it came); -1: end the session.
  */
 static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 {
@@ -483,6 +574,14 @@ static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 	}
 	if (h->command != USBIP_CMD_SUBMIT)
 		return 0;
+	switch (settle_early_unlinks(ss, h->seqnum)) {
+	case 0:
+		break;
+	case 1:
+		return 1;	/* unlinked before it came: skip it */
+	default:
+		return -1;
+	}
 	/* the parser has checked both are in range and not negative */
 	tbl = (uint32_t)h->u.cmd_submit.transfer_buffer_length;
 	np = cmd->iso ? (uint32_t)h->u.cmd_submit.number_of_packets : 0;

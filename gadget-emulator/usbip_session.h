@@ -17,6 +17,18 @@
  * up to late_tolerance_ms is absorbed instead: the bus clock pauses
  * (bus time = monotonic time - lag) and nothing is lost. 0 gives the
  * strict behaviour.
+ *
+ * Unlinks: a CMD_UNLINK of a queued URB cancels it (RET_UNLINK
+ * -ECONNRESET, no RET_SUBMIT); of one already completed, status 0. vhci
+ * can send a URB's CMD_UNLINK before its CMD_SUBMIT: its tx thread sends
+ * all pending unlinks after all pending submits, so a URB submitted and
+ * killed while that thread is sending unlinks (or blocked in one, as
+ * when we stop reading) has its unlink go first. vhci gives back a URB
+ * on any RET_UNLINK and drops the whole connection on a later
+ * RET_SUBMIT for it, so an unlink naming a seqnum newer than every
+ * CMD_SUBMIT seen waits: the CMD_SUBMIT it names is then dropped and the
+ * unlink answered -ECONNRESET; one that a newer CMD_SUBMIT overtakes
+ * named nothing that will come, and is answered 0. At most 16 wait.
  */
 #ifndef ISOCAM_EMU_USBIP_SESSION_H
 #define ISOCAM_EMU_USBIP_SESSION_H

@@ -525,6 +525,70 @@ static void test_unlink(void **state)
 	conn_close(&c);
 }
 
+/*
+ * vhci may send a URB's CMD_UNLINK before its CMD_SUBMIT, and it gives a
+ * URB back on any RET_UNLINK: the answer must wait for the URB, cancel
+ * it, and no RET_SUBMIT for it may ever follow (vhci would drop the
+ * connection: "cannot find a urb of seqnum").
+ */
+static void test_early_unlink(void **state)
+{
+	uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_ret ret;
+	struct conn c;
+	uint32_t victim, unlink_seq, first_unlink = 0, x, i;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-2"), 0);
+	start_camera(&c);
+
+	/* the unlink of the URB after it: no answer until that URB comes */
+	victim = c.seq + 1;
+	send_unlink(&c, victim, &unlink_seq);
+	assert_false(readable_within(c.fd, 50));
+	assert_int_equal(submit_iso(&c, 8, PKT), victim);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, -ECONNRESET);
+	/* the cancelled URB is never answered: the next reply is the next URB's */
+	x = submit_iso(&c, 8, PKT);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, x);
+
+	/* an unlink a newer URB overtakes named nothing to come: status 0 */
+	victim = c.seq + 2;
+	send_unlink(&c, victim, &unlink_seq);
+	x = submit_iso(&c, 8, PKT);		/* victim - 1: still waits */
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, x);
+	c.seq += 3;		/* vhci's seqnums are shared by its ports */
+	x = submit_iso(&c, 8, PKT);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, 0);
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, x);
+
+	/* at most 16 wait: the 17th answers the oldest as never ours */
+	for (i = 0; i < 17; i++) {
+		send_unlink(&c, 1000000 + i, &unlink_seq);
+		if (!i)
+			first_unlink = unlink_seq;
+	}
+	recv_ret(&c, true, true, 8, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, first_unlink);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, 0);
+	assert_false(readable_within(c.fd, 50));
+	conn_close(&c);
+}
+
 static void test_garbage(void **state)
 {
 	uint8_t junk[64];
@@ -1178,6 +1242,7 @@ int main(void)
 		cmocka_unit_test(test_import_refusals),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_unlink),
+		cmocka_unit_test(test_early_unlink),
 		cmocka_unit_test(test_garbage),
 		cmocka_unit_test(test_vanish),
 		cmocka_unit_test(test_late_host),
