@@ -11,7 +11,9 @@
  * RET_UNLINK says -ECONNRESET only for an iso URB still pending (which
  * then gets no RET_SUBMIT), a refused import says nothing more, and at
  * FZ_SYNC every URB sent is answered, the server never silent for
- * SYNC_LIMIT_MS while it owes a reply.
+ * SYNC_LIMIT_MS while it owes a reply. An unlink that names a seqnum
+ * newer than every submit is owed only once a newer submit comes, or 16
+ * more such unlinks (usbip_session.h).
  */
 #include <errno.h>
 #include <poll.h>
@@ -45,6 +47,7 @@
 
 #define CAMERAS		2
 #define SYNC_LIMIT_MS	5000
+#define EARLY_MAX	16	/* unlinks the server keeps (usbip_session.c) */
 #define MAX_SEND	(8u << 20)	/* bytes one input may have sent */
 /* iso packets one input may ask for: 2 s of bus time, ~48 MB at most */
 #define MAX_UFRAMES	16000u
@@ -71,7 +74,7 @@ static const char *const fault_specs[FZ_CFG_FAULTS + 1] = {
 };
 
 enum kind { K_CTRL = 1, K_ISO, K_OTHER, K_UNLINK };
-enum state { S_PENDING = 1, S_DONE, S_UNLINKED };
+enum state { S_PENDING = 1, S_DONE, S_UNLINKED, S_EARLY };
 
 struct urb {
 	uint8_t kind, state;
@@ -105,6 +108,11 @@ struct fz {
 	size_t urbs_cap;
 	uint32_t pending;
 	uint32_t uframes;		/* iso packets asked for */
+	/* the newest submit; unlinks the server keeps for a newer one */
+	uint32_t last_submit;
+	bool any_submit;
+	uint32_t early[EARLY_MAX];
+	unsigned int n_early;
 };
 
 static uint64_t now_ms(void)
@@ -177,6 +185,42 @@ static uint8_t *emit_hdr(struct fz *f, const struct usbip_header *h,
 	return p + USBIP_HEADER_LEN;
 }
 
+/* An early unlink (seqnum seq) is now owed its RET_UNLINK. */
+static void early_due(struct fz *f, uint32_t seq)
+{
+	f->urbs[seq].state = S_PENDING;
+	f->pending++;
+}
+
+/*
+ * The early unlinks among a session's URBs: one naming a seqnum newer
+ * than every submit waits for a newer submit (here, where victims are
+ * always older commands, each is then answered 0) or for room.
+ */
+static bool early_unlink(struct fz *f, uint32_t seq, const struct urb *u)
+{
+	unsigned int i;
+
+	if (u->kind != K_UNLINK) {
+		for (i = 0; i < f->n_early; i++)
+			early_due(f, f->early[i]);
+		f->n_early = 0;
+		f->last_submit = seq;
+		f->any_submit = true;
+		return false;
+	}
+	if (f->any_submit && (int32_t)(u->victim - f->last_submit) <= 0)
+		return false;
+	if (f->n_early == EARLY_MAX) {
+		early_due(f, f->early[0]);
+		memmove(&f->early[0], &f->early[1],
+			(EARLY_MAX - 1) * sizeof(f->early[0]));
+		f->n_early--;
+	}
+	f->early[f->n_early++] = seq;
+	return true;
+}
+
 /* A new URB's seqnum; the oracle learns what its reply must look like. */
 static uint32_t new_urb(struct fz *f, const struct urb *u)
 {
@@ -191,8 +235,12 @@ static uint32_t new_urb(struct fz *f, const struct urb *u)
 	/* only an imported session answers; before that nothing is due */
 	if (f->phase == PH_IMPORT || f->phase == PH_URBS) {
 		f->urbs[seq] = *u;
-		f->urbs[seq].state = S_PENDING;
-		f->pending++;
+		if (early_unlink(f, seq, u)) {
+			f->urbs[seq].state = S_EARLY;
+		} else {
+			f->urbs[seq].state = S_PENDING;
+			f->pending++;
+		}
 	} else if (f->phase == PH_START) {
 		f->phase = PH_OFF;	/* a URB where a request belongs */
 	}

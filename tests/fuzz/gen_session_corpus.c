@@ -160,6 +160,23 @@ int main(int argc, char **argv)
 	b8(&s, FZ_SYNC);
 	emit(dir, "stream_unlink", &s);
 
+	/*
+	 * An unlink of an unlink: it names a seqnum newer than every
+	 * submit, as vhci's early unlinks do (usbip_session.h); answered
+	 * when the next submit shows that nothing of that seqnum will come.
+	 */
+	s = (struct seed){ .n = 0 };
+	b8(&s, 0);
+	import(&s, 0);
+	op(&s, FZ_STREAM_ON, 2, 3);
+	iso(&s, 0, 8, 3072, 2);
+	op(&s, FZ_UNLINK, 0, 0);
+	op(&s, FZ_UNLINK, 0, 0);
+	b8(&s, FZ_SYNC);
+	iso(&s, 0, 8, 3072, 1);
+	b8(&s, FZ_SYNC);
+	emit(dir, "early_unlink", &s);
+
 	/* full size YUYV with every fault at once and a small queue */
 	s = (struct seed){ .n = 0 };
 	b8(&s, 7 | FZ_CFG_SMALL_QUEUE | FZ_CFG_VERBOSE);
