@@ -383,6 +383,18 @@ static bool seqnum_after(uint32_t a, uint32_t b)
  * for a URB already completed. Called again for a command that waited
  * for room, it finds nothing left to do.
  */
+/* Take entry i off the early unlinks, keeping their order. */
+static struct early_unlink take_early_unlink(struct session *ss,
+					     unsigned int i)
+{
+	struct early_unlink e = ss->early[i];
+
+	memmove(&ss->early[i], &ss->early[i + 1],
+		(ss->n_early - i - 1) * sizeof(ss->early[0]));
+	ss->n_early--;
+	return e;
+}
+
 static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
 {
 	bool cancel = false;
@@ -391,15 +403,13 @@ static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
 	ss->last_submit = seqnum;
 	ss->any_submit = true;
 	while (i < ss->n_early) {
-		struct early_unlink e = ss->early[i];
+		struct early_unlink e;
 
-		if (seqnum_after(e.victim, seqnum)) {
+		if (seqnum_after(ss->early[i].victim, seqnum)) {
 			i++;
 			continue;
 		}
-		memmove(&ss->early[i], &ss->early[i + 1],
-			(ss->n_early - i - 1) * sizeof(ss->early[0]));
-		ss->n_early--;
+		e = take_early_unlink(ss, i);
 		if (ss->verbose)
 			emu_log("%s: URB seqnum %u %s its early unlink %u",
 				ss->cam->name, seqnum, e.victim == seqnum ?
@@ -424,15 +434,9 @@ static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
 static int keep_early_unlink(struct session *ss, uint32_t seqnum,
 			     uint32_t victim)
 {
-	if (ss->n_early == EARLY_UNLINK_MAX) {
-		struct early_unlink e = ss->early[0];
-
-		memmove(&ss->early[0], &ss->early[1],
-			(EARLY_UNLINK_MAX - 1) * sizeof(ss->early[0]));
-		ss->n_early--;
-		if (send_ret_unlink(ss, e.seqnum, 0) < 0)
-			return -1;
-	}
+	if (ss->n_early == EARLY_UNLINK_MAX &&
+	    send_ret_unlink(ss, take_early_unlink(ss, 0).seqnum, 0) < 0)
+		return -1;
 	ss->early[ss->n_early++] = (struct early_unlink){ seqnum, victim };
 	if (ss->verbose)
 		emu_log("%s: unlink seqnum %u came before the URB it names (%u); answered when that comes",
@@ -565,6 +569,7 @@ static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 {
 	const struct usbip_header *h = &cmd->hdr;
 	uint32_t tbl, np;
+	int r;
 	char why[96];
 
 	if (h->devid != ss->devid) {
@@ -574,14 +579,9 @@ static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 	}
 	if (h->command != USBIP_CMD_SUBMIT)
 		return 0;
-	switch (settle_early_unlinks(ss, h->seqnum)) {
-	case 0:
-		break;
-	case 1:
-		return 1;	/* unlinked before it came: skip it */
-	default:
-		return -1;
-	}
+	r = settle_early_unlinks(ss, h->seqnum);
+	if (r)		/* 1: unlinked before it came, skip it */
+		return r < 0 ? -1 : 1;
 	/* the parser has checked both are in range and not negative */
 	tbl = (uint32_t)h->u.cmd_submit.transfer_buffer_length;
 	np = cmd->iso ? (uint32_t)h->u.cmd_submit.number_of_packets : 0;
