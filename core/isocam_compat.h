@@ -52,6 +52,20 @@ static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 	return dividend / divisor;
 }
 
+static inline s64 div64_s64(s64 dividend, s64 divisor)
+{
+	return dividend / divisor;
+}
+
+/* The kernel's exact (a * b) / c; the quotient must fit in 64 bits. */
+static inline u64 mul_u64_u64_div_u64(u64 a, u64 b, u64 c)
+{
+	return (u64)((__uint128_t)a * b / c);
+}
+
+#ifndef S64_MAX
+#define S64_MAX ((s64)(~0ULL >> 1))
+#endif
 #ifndef U32_MAX
 #define U32_MAX ((u32)~0U)
 #endif
