@@ -142,6 +142,9 @@ void isocam_asm_packet(struct isocam_assembler *a, const u8 *data, u32 len)
 
 	hlen = data[ISOCAM_PH_OFF_LEN];
 	info = data[ISOCAM_PH_OFF_INFO];
+	if ((info & ISOCAM_PH_SCR) && a->ops->scr)
+		a->ops->scr(a->priv,
+			    get_unaligned_le32(data + ISOCAM_PH_OFF_SCR_STC));
 	fid = info & ISOCAM_PH_FID;
 	if (info & ISOCAM_PH_ERR)
 		a->stats.err_bit++;

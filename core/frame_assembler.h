@@ -29,6 +29,9 @@
  *   is returned or counted, and a lent buffer is kept for the next one.
  * - Zero-length packets only count.
  * - A frame's PTS is the first one its packets carry.
+ * - A packet's SCR source clock goes to the scr op (when there is one) as
+ *   soon as its header is trusted, before the packet can end a frame: the
+ *   driver's clock has the sample before it stamps that frame.
  */
 #ifndef ISOCAM_FRAME_ASSEMBLER_H
 #define ISOCAM_FRAME_ASSEMBLER_H
@@ -51,6 +54,8 @@ struct isocam_asm_ops {
 	 */
 	void (*buf_done)(void *priv, struct isocam_asm_buf *buf, u32 bytesused,
 			 bool error, bool pts_valid, u32 pts);
+	/* Optional: the SCR source clock of the packet being fed. */
+	void (*scr)(void *priv, u32 stc);
 };
 
 struct isocam_asm_stats {

@@ -41,6 +41,9 @@ struct fake {
 	unsigned int get_calls;
 	unsigned int ndone;
 	struct done done[MAX_DONE];
+	unsigned int nscr;
+	u32 scr[MAX_DONE];
+	unsigned int scr_ndone[MAX_DONE];	/* frames done at each SCR */
 	struct isocam_assembler a;
 };
 
@@ -80,9 +83,19 @@ static void fake_buf_done(void *priv, struct isocam_asm_buf *buf,
 		memcpy(d->data, buf->vaddr, bytesused);
 }
 
+static void fake_scr(void *priv, u32 stc)
+{
+	struct fake *f = priv;
+
+	assert_true(f->nscr < MAX_DONE);
+	f->scr_ndone[f->nscr] = f->ndone;
+	f->scr[f->nscr++] = stc;
+}
+
 static const struct isocam_asm_ops fake_ops = {
 	.get_buf = fake_get_buf,
 	.buf_done = fake_buf_done,
+	.scr = fake_scr,
 };
 
 static void add_buf(struct fake *f, u32 size)
@@ -145,7 +158,8 @@ static u8 pat(u32 n)
 
 /*
  * Send a packet: a header of hlen bytes with info (EOH added), then n
- * payload bytes of the pattern starting at frame offset off.
+ * payload bytes of the pattern starting at frame offset off. A 12-byte
+ * header's SCR source clock is pts + 1000.
  */
 static void send_hdr(struct fake *f, u8 hlen, u8 info, u32 pts, u32 off,
 		     u32 n)
@@ -162,6 +176,12 @@ static void send_hdr(struct fake *f, u8 hlen, u8 info, u32 pts, u32 off,
 		pkt[3] = (u8)(pts >> 8);
 		pkt[4] = (u8)(pts >> 16);
 		pkt[5] = (u8)(pts >> 24);
+	}
+	if (hlen >= ISOCAM_PH_LEN_FULL) {
+		pkt[6] = (u8)(pts + 1000);
+		pkt[7] = (u8)((pts + 1000) >> 8);
+		pkt[8] = (u8)((pts + 1000) >> 16);
+		pkt[9] = (u8)((pts + 1000) >> 24);
 	}
 	for (i = 0; i < n; i++)
 		pkt[hlen + i] = pat(off + i);
@@ -694,6 +714,38 @@ static void test_pts(void **state)
 	assert_false(f->done[1].pts_valid);
 }
 
+/*
+ * Every trusted SCR reaches the scr op, the one of a frame's last packet
+ * before that frame is done; a header that lies about its SCR, or a
+ * 12-byte header without the SCR bit, gives none.
+ */
+static void test_scr(void **state)
+{
+	struct fake *f = *state;
+	const u8 scr6[] = { 6, ISOCAM_PH_EOH | ISOCAM_PH_SCR, 0, 0, 0, 0, 1 };
+
+	add_buf(f, FRAME);
+	add_buf(f, FRAME);
+	send_hdr(f, ISOCAM_PH_LEN_FULL, ISOCAM_PH_PTS | ISOCAM_PH_SCR, 5, 0, 50);
+	send_hdr(f, ISOCAM_PH_LEN_FULL, ISOCAM_PH_PTS, 6, 50, 10);
+	send_raw(f, scr6, sizeof(scr6));
+	send_hdr(f, ISOCAM_PH_LEN_FULL,
+		 ISOCAM_PH_SCR | ISOCAM_PH_EOF, 0xfffffff0, 60, 40);
+	assert_int_equal(f->nscr, 2);
+	assert_int_equal(f->scr[0], 1005);
+	assert_int_equal(f->scr[1], 0xfffffff0u + 1000u);
+	assert_int_equal(f->scr_ndone[1], 0);
+	assert_int_equal(f->ndone, 1);
+	/* Without the op, SCRs are simply not reported. */
+	f->a.ops = &(const struct isocam_asm_ops){
+		.get_buf = fake_get_buf, .buf_done = fake_buf_done,
+	};
+	send_hdr(f, ISOCAM_PH_LEN_FULL, ISOCAM_PH_SCR | ISOCAM_PH_FID |
+		 ISOCAM_PH_EOF, 7, 0, FRAME);
+	assert_int_equal(f->nscr, 2);
+	assert_int_equal(f->ndone, 2);
+}
+
 /* Joining mid-frame: a short bad frame, then frames in sync. */
 static void test_first_packet_mid_frame(void **state)
 {
@@ -828,6 +880,7 @@ int main(void)
 		T(test_header_only_packets),
 		T(test_empty_frame_keeps_buffer),
 		T(test_pts),
+		T(test_scr),
 		T(test_first_packet_mid_frame),
 		T(test_first_packet_fid1),
 		T(test_packet_error),
