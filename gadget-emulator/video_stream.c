@@ -11,8 +11,9 @@
  * Capture renders only when the buffer is free; a busy buffer drops the
  * frame, and its counter is skipped so receivers can see the gap.
  *
- * Packets: a 12-byte payload header (PTS = capture time, SCR = send
- * time, both in the 1 MHz sensor clock; FID toggling per frame; EOF on
+ * Packets: a 12-byte payload header (PTS = start of exposure, the
+ * effective exposure before the capture slot; SCR = send time; both in
+ * the 1 MHz sensor clock; FID toggling per frame; EOF on
  * the last packet; EOH always) and as much frame data as fits.
  *
  * Fault opportunities (fault.h): per data packet DROP_PACKET (the data
@@ -58,7 +59,7 @@ struct video_stream {
 	size_t data_len;	/* frame bytes to send (short frame: fewer) */
 	size_t total_len;	/* data_len plus long-frame filler */
 	size_t sent;
-	uint64_t capture_ns;
+	uint64_t exposure_start_ns;	/* the frame's PTS */
 
 	struct video_stream_stats st;
 };
@@ -127,6 +128,7 @@ static void stream_start(struct video_stream *vs, uint64_t t_ns)
 static bool capture(struct video_stream *vs, uint64_t when)
 {
 	struct scene_params p;
+	uint64_t exposure;
 	size_t size;
 
 	ic1280_scene_params(vs->sensor, &p);
@@ -144,7 +146,9 @@ static bool capture(struct video_stream *vs, uint64_t when)
 	if (scene_render(vs->scene, &p, vs->next_counter, vs->buf))
 		return false;
 	vs->busy = true;
-	vs->capture_ns = when;
+	/* Read out from its slot, so exposed for the exposure before it. */
+	exposure = (uint64_t)p.exposure * 100000;
+	vs->exposure_start_ns = when > exposure ? when - exposure : 0;
 	vs->sent = 0;
 	vs->data_len = size;
 	vs->total_len = hostile_frame_len(vs->hostile, size);
@@ -248,7 +252,8 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 	       (vs->fid ? ISOCAM_PH_FID : 0) | (last ? ISOCAM_PH_EOF : 0);
 	pkt[ISOCAM_PH_OFF_LEN] = ISOCAM_PH_LEN_FULL;
 	put32(pkt + ISOCAM_PH_OFF_PTS,
-	      (uint32_t)(vs->capture_ns / (1000000000 / ISOCAM_PH_CLOCK_HZ)));
+	      (uint32_t)(vs->exposure_start_ns /
+			 (1000000000 / ISOCAM_PH_CLOCK_HZ)));
 	put32(pkt + ISOCAM_PH_OFF_SCR_STC,
 	      (uint32_t)(t_ns / (1000000000 / ISOCAM_PH_CLOCK_HZ)));
 	/* USB frame number: 1 ms frames, 11 bits. */

@@ -218,7 +218,7 @@ static void test_framing_and_content(void **state)
 {
 	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
 	struct video_stream_stats st;
-	uint64_t t0, period = 1000000000ull / 30;
+	uint64_t t0, period = 1000000000ull / 30, exposure;
 	size_t frame = 320 * 240 * 2;
 	unsigned int i;
 
@@ -233,8 +233,15 @@ static void test_framing_and_content(void **state)
 		assert_int_equal(fr->len, frame);
 		assert_int_equal(check_frame(fr), i);	/* 0, 1, 2, ... */
 		assert_int_equal(fr->fid, i & 1 ? ISOCAM_PH_FID : 0);
-		/* Captured in real time: PTS and first packet at slot i. */
-		assert_int_equal(fr->pts, (uint32_t)((t0 + i * period) / 1000));
+		/*
+		 * Captured in real time: read out from slot i, the first
+		 * packet then; PTS is the start of exposure, the effective
+		 * exposure (the stamp's, 100 us units) before the slot.
+		 */
+		exposure = (uint64_t)(fr->data[30] | fr->data[31] << 8) * 100000;
+		assert_true(exposure > 0);
+		assert_int_equal(fr->pts,
+				 (uint32_t)((t0 + i * period - exposure) / 1000));
 		assert_true(fr->first_t >= t0 + i * period);
 		assert_true(fr->first_t < t0 + i * period + UFRAME_NS);
 		assert_false(fr->err);
