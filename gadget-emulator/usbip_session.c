@@ -375,14 +375,6 @@ static bool seqnum_after(uint32_t a, uint32_t b)
 	return (int32_t)(a - b) > 0;
 }
 
-/*
- * A CMD_SUBMIT of seqnum is in (at least its header): answer the early
- * unlinks it settles. One that names it cancels it: RET_UNLINK
- * -ECONNRESET and never a RET_SUBMIT, so 1 (drop the command). One that
- * names an older seqnum named a URB that will never come: status 0, as
- * for a URB already completed. Called again for a command that waited
- * for room, it finds nothing left to do.
- */
 /* Take entry i off the early unlinks, keeping their order. */
 static struct early_unlink take_early_unlink(struct session *ss,
 					     unsigned int i)
@@ -395,6 +387,14 @@ static struct early_unlink take_early_unlink(struct session *ss,
 	return e;
 }
 
+/*
+ * A CMD_SUBMIT of seqnum is in (at least its header): answer the early
+ * unlinks it settles. One that names it cancels it: RET_UNLINK
+ * -ECONNRESET and never a RET_SUBMIT, so 1 (drop the command). One that
+ * names an older seqnum named a URB that will never come: status 0, as
+ * for a URB already completed. Called again for a command that waited
+ * for room, it finds nothing left to do.
+ */
 static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
 {
 	bool cancel = false;
