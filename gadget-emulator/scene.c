@@ -493,8 +493,8 @@ static int index_build(struct scene *sc, const struct scene_params *p)
 /* ---- base image ---- */
 
 /* Only these params change pixels; AEC/AWB flags and FLL are stamp-only. */
-static bool same_image(const struct scene_params *a,
-		       const struct scene_params *b)
+int scene_same_image(const struct scene_params *a,
+		     const struct scene_params *b)
 {
 	return a->format == b->format && a->width == b->width &&
 	       a->height == b->height && a->brightness == b->brightness &&
@@ -511,7 +511,7 @@ static int base_build(struct scene *sc, const struct scene_params *p)
 	size_t n = (size_t)p->width * p->height, i;
 	uint8_t *o;
 
-	if (sc->base_valid && same_image(&sc->bp, p))
+	if (sc->base_valid && scene_same_image(&sc->bp, p))
 		return 0;
 	sc->base_valid = false;
 	if (index_build(sc, p) || grow(&sc->base, &sc->base_cap,
@@ -609,8 +609,8 @@ static uint32_t get32(const uint8_t *b)
 	return get16(b) | (uint32_t)get16(b + 2) << 16;
 }
 
-static void stamp_write(uint8_t *f, const struct scene_params *p,
-			uint32_t counter, uint32_t sum, uint32_t size)
+void scene_stamp_write(uint8_t *f, const struct scene_params *p,
+		       uint32_t counter, uint32_t sum, uint32_t size)
 {
 	memset(f, 0, ISOCAM_STAMP_LEN);
 	memcpy(f, ISOCAM_STAMP_MAGIC, 4);
@@ -635,29 +635,34 @@ static void stamp_write(uint8_t *f, const struct scene_params *p,
 	put16(f + ISOCAM_STAMP_OFF_FLL, p->frame_length);
 }
 
-int scene_render(struct scene *sc, const struct scene_params *p,
-		 uint32_t counter, uint8_t *buf)
+uint32_t scene_shift(const struct scene_params *p, uint32_t counter)
+{
+	uint32_t off;
+
+	if (p->test_pattern != IC1280_TP_OFF || !p->width)
+		return 0;
+	off = (uint32_t)((uint64_t)counter * scroll_step(p->width) % p->width);
+	if (p->flip & IC1280_FLIP_H)
+		off = (p->width - off) % p->width;
+	return off;
+}
+
+int scene_render_pixels(struct scene *sc, const struct scene_params *p,
+			uint32_t shift, uint8_t *buf)
 {
 	size_t bpp, row, size, y;
-	uint32_t off = 0;
 
-	if (!params_renderable(p) || base_build(sc, p))
+	if (!params_renderable(p) || shift >= p->width || base_build(sc, p))
 		return -1;
 	bpp = bytes_pp(p->format);
 	row = (size_t)p->width * bpp;
 	size = scene_frame_size(p);
-	if (p->test_pattern == IC1280_TP_OFF) {
-		off = (uint32_t)((uint64_t)counter * scroll_step(p->width) %
-				 p->width);
-		if (p->flip & IC1280_FLIP_H)
-			off = (p->width - off) % p->width;
-	}
 
 	/* The hot path: the scene moves by rotating every row. */
-	if (!off) {
+	if (!shift) {
 		memcpy(buf, sc->base, size);
 	} else {
-		size_t a = off * bpp;
+		size_t a = shift * bpp;
 
 		for (y = 0; y < p->height; y++) {
 			const uint8_t *src = sc->base + y * row;
@@ -667,12 +672,24 @@ int scene_render(struct scene *sc, const struct scene_params *p,
 			memcpy(dst + row - a, src, a);
 		}
 	}
+	return 0;
+}
+
+int scene_render(struct scene *sc, const struct scene_params *p,
+		 uint32_t counter, uint8_t *buf)
+{
+	uint32_t off = scene_shift(p, counter);
+	size_t size;
+
+	if (scene_render_pixels(sc, p, off, buf))
+		return -1;
+	size = scene_frame_size(p);
 	if (!sc->sum_valid[off]) {
 		sc->sum[off] = isocam_stamp_checksum(buf + ISOCAM_STAMP_LEN,
 						     size - ISOCAM_STAMP_LEN);
 		sc->sum_valid[off] = 1;
 	}
-	stamp_write(buf, p, counter, sc->sum[off], (uint32_t)size);
+	scene_stamp_write(buf, p, counter, sc->sum[off], (uint32_t)size);
 	return 0;
 }
 

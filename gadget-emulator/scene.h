@@ -35,6 +35,13 @@ struct scene;
 struct scene *scene_new(void);
 void scene_free(struct scene *sc);
 
+/*
+ * Whether a and b give the same pictures (the stamp aside: auto modes
+ * and frame length only show there).
+ */
+int scene_same_image(const struct scene_params *a,
+		     const struct scene_params *b);
+
 /* Bytes of one frame for the params' format and size. */
 size_t scene_frame_size(const struct scene_params *p);
 
@@ -45,6 +52,24 @@ size_t scene_frame_size(const struct scene_params *p);
  */
 int scene_render(struct scene *sc, const struct scene_params *p,
 		 uint32_t counter, uint8_t *buf);
+
+/*
+ * The scroll of frame `counter`: it shows the scene moved left by this
+ * many pixels (0 for test patterns), wrapping around.
+ */
+uint32_t scene_shift(const struct scene_params *p, uint32_t counter);
+
+/*
+ * The picture alone at a scroll of shift pixels (< width), no stamp:
+ * what scene_render() draws before it writes the stamp over the first
+ * ISOCAM_STAMP_LEN bytes. Returns 0, or -1 as scene_render().
+ */
+int scene_render_pixels(struct scene *sc, const struct scene_params *p,
+			uint32_t shift, uint8_t *buf);
+
+/* Write the stamp (frame_stamp.h) of frame `counter` at f. */
+void scene_stamp_write(uint8_t *f, const struct scene_params *p,
+		       uint32_t counter, uint32_t sum, uint32_t size);
 
 /* Parse the stamp at the start of a frame; -1 if magic or sizes are off. */
 int scene_stamp_parse(const uint8_t *frame, size_t len,

@@ -14,7 +14,7 @@
  *   16      output format (IC1280_FMT_*)
  *   17      flip (IC1280_FLIP_*)
  *   18      test pattern
- *   19      flags: bit0 AEC on, bit1 AWB on
+ *   19      flags: bit0 AEC on, bit1 AWB on, bit2 JPEG (see below)
  *   20..21  width
  *   22..23  height
  *   24      brightness (s8)
@@ -26,7 +26,14 @@
  *   32      red gain (effective)
  *   33      blue gain (effective)
  *   34..35  frame length lines
- *   36..39  reserved, 0
+ *   36      JPEG quality (1..100) of a JPEG frame, else 0
+ *   37..39  reserved, 0
+ *
+ * A JPEG frame (MJPEG: the bridge's encoding of the sensor's YUYV) keeps
+ * its pixels whole and carries the stamp in a COM segment of exactly
+ * ISOCAM_STAMP_LEN bytes, the last segment before SOS. There, sizeimage
+ * is the JPEG's length, the checksum covers the JPEG from the SOS marker
+ * to the end, and the format is the one that was encoded.
  *
  * Userspace only (uses <stdint.h>).
  */
@@ -56,8 +63,10 @@
 #define ISOCAM_STAMP_OFF_RED_GAIN	32
 #define ISOCAM_STAMP_OFF_BLUE_GAIN	33
 #define ISOCAM_STAMP_OFF_FLL		34
+#define ISOCAM_STAMP_OFF_JPEG_QUALITY	36
 #define ISOCAM_STAMP_FLAG_AEC		0x01
 #define ISOCAM_STAMP_FLAG_AWB		0x02
+#define ISOCAM_STAMP_FLAG_JPEG		0x04
 
 /*
  * Checksum: 32-bit FNV-1a over 32-bit little-endian words, the trailing
