@@ -9,5 +9,8 @@ EMU_MODEL_SRCS := $(ROOT)/gadget-emulator/ic1280_model.c \
 	$(EMU_SCENE_SRCS) \
 	$(ROOT)/gadget-emulator/video_stream.c \
 	$(ROOT)/gadget-emulator/hostile.c
+# mjpeg.c: the bridge's JPEG encoder (libjpeg-turbo's libjpeg API).
+EMU_MJPEG_SRCS := $(ROOT)/gadget-emulator/mjpeg.c
+EMU_MJPEG_LIBS := -ljpeg
 EMU_MODEL_HDRS := $(wildcard $(ROOT)/gadget-emulator/*.h) \
 	$(wildcard $(ROOT)/include/isocam/*.h)

@@ -7,3 +7,13 @@ $(BUILD)/bench/bench_scene: $(ROOT)/tests/bench/bench_scene.c \
 	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^)
 
 BENCHES += $(BUILD)/bench/bench_scene
+
+# bench_mjpeg: the bridge's JPEG encoder, a real encode and a rotated frame
+# against memcpy of the raw frame.
+$(BUILD)/bench/bench_mjpeg: $(ROOT)/tests/bench/bench_mjpeg.c \
+		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
+		$(EMU_MJPEG_LIBS)
+
+BENCHES += $(BUILD)/bench/bench_mjpeg

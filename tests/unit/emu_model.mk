@@ -1,5 +1,5 @@
 # Host unit tests of the emulated camera's insides: the ic1280 register
-# file, the scene renderer and the bridge's packetizer.
+# file, the scene renderer, the bridge's packetizer and JPEG encoder.
 EMU_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
 
 $(BUILD)/tests/test_emu_sensor: $(ROOT)/tests/unit/test_emu_sensor.c \
@@ -19,5 +19,11 @@ $(BUILD)/tests/test_emu_stream: $(ROOT)/tests/unit/test_emu_stream.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
+$(BUILD)/tests/test_emu_mjpeg: $(ROOT)/tests/unit/test_emu_mjpeg.c \
+		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MJPEG_LIBS) -lm
+
 UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
-	$(BUILD)/tests/test_emu_stream
+	$(BUILD)/tests/test_emu_stream $(BUILD)/tests/test_emu_mjpeg
