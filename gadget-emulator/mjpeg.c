@@ -304,6 +304,7 @@ size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 {
 	uint32_t shift = scene_shift(p, counter), k, y, c, nmcu;
 	const struct encoding *e;
+	struct scene_params sp;
 	uint8_t *o, *com, *sos;
 	size_t total;
 
@@ -350,10 +351,53 @@ size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 	o[1] = 0xd9;
 	o += 2;
 
-	scene_stamp_write(com + 4, p, counter,
+	sp = *p;
+	sp.jpeg_quality = quality;
+	scene_stamp_write(com + 4, &sp, counter,
 			  isocam_stamp_checksum(sos, (size_t)(o - sos)),
 			  (uint32_t)total);
-	com[4 + ISOCAM_STAMP_OFF_FLAGS] |= ISOCAM_STAMP_FLAG_JPEG;
-	com[4 + ISOCAM_STAMP_OFF_JPEG_QUALITY] = quality;
 	return total;
+}
+
+/* The offset of the SOS marker after the segments from SOI on, or 0. */
+static size_t find_sos(const uint8_t *b, size_t n, size_t *com)
+{
+	size_t pos = 2;
+
+	*com = 0;
+	if (n < 4 || b[0] != 0xff || b[1] != 0xd8)
+		return 0;
+	while (pos + 4 <= n && b[pos] == 0xff) {
+		size_t seg = (size_t)b[pos + 2] << 8 | b[pos + 3];
+
+		if (b[pos + 1] == 0xda)
+			return pos;
+		if (seg < 2)
+			return 0;
+		*com = b[pos + 1] == 0xfe && seg == COM_LEN - 2 ? pos : 0;
+		pos += 2 + seg;
+	}
+	return 0;
+}
+
+size_t mjpeg_frame_len(const uint8_t *buf, size_t n)
+{
+	size_t com, i = find_sos(buf, n, &com);
+
+	if (!i || i + 4 > n)
+		return 0;
+	for (i += 2 + ((size_t)buf[i + 2] << 8 | buf[i + 3]); i + 1 < n; i++) {
+		if (buf[i] != 0xff || !buf[i + 1] ||
+		    (buf[i + 1] >= 0xd0 && buf[i + 1] <= 0xd7))
+			continue;	/* data, stuffing, restart markers */
+		return buf[i + 1] == 0xd9 ? i + 2 : 0;
+	}
+	return 0;
+}
+
+const uint8_t *mjpeg_stamp(const uint8_t *jpg, size_t len)
+{
+	size_t com, sos = find_sos(jpg, len, &com);
+
+	return sos && com && com + COM_LEN == sos ? jpg + com + 4 : NULL;
 }

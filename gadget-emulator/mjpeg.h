@@ -44,6 +44,14 @@ int mjpeg_prepare(struct mjpeg *m, struct scene *sc,
 /* Real encodes so far (for the cost to be visible in benchmarks). */
 unsigned long mjpeg_encodes(const struct mjpeg *m);
 
+/*
+ * Reading frames back (test tools): the length of the JPEG that starts
+ * at buf (SOI through EOI, n bytes available), or 0 if it is not one;
+ * and its stamp (the COM segment right before SOS), or NULL.
+ */
+size_t mjpeg_frame_len(const uint8_t *buf, size_t n);
+const uint8_t *mjpeg_stamp(const uint8_t *jpg, size_t len);
+
 /* Limited-range YUYV byte at position i (0: Y, 1: U, 2: Y, 3: V) to full range. */
 uint8_t mjpeg_full_range(uint8_t v, unsigned int i);
 

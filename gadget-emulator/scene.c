@@ -621,7 +621,9 @@ void scene_stamp_write(uint8_t *f, const struct scene_params *p,
 	f[ISOCAM_STAMP_OFF_FLIP] = p->flip;
 	f[ISOCAM_STAMP_OFF_TEST_PATTERN] = p->test_pattern;
 	f[ISOCAM_STAMP_OFF_FLAGS] = (p->aec ? ISOCAM_STAMP_FLAG_AEC : 0) |
-				    (p->awb ? ISOCAM_STAMP_FLAG_AWB : 0);
+				    (p->awb ? ISOCAM_STAMP_FLAG_AWB : 0) |
+				    (p->jpeg_quality ? ISOCAM_STAMP_FLAG_JPEG : 0);
+	f[ISOCAM_STAMP_OFF_JPEG_QUALITY] = p->jpeg_quality;
 	put16(f + ISOCAM_STAMP_OFF_WIDTH, p->width);
 	put16(f + ISOCAM_STAMP_OFF_HEIGHT, p->height);
 	f[ISOCAM_STAMP_OFF_BRIGHTNESS] = (uint8_t)p->brightness;
@@ -719,12 +721,18 @@ int scene_stamp_parse(const uint8_t *frame, size_t len,
 	p->red_gain = frame[ISOCAM_STAMP_OFF_RED_GAIN];
 	p->blue_gain = frame[ISOCAM_STAMP_OFF_BLUE_GAIN];
 	p->frame_length = get16(frame + ISOCAM_STAMP_OFF_FLL);
+	p->jpeg_quality = frame[ISOCAM_STAMP_OFF_JPEG_QUALITY];
 	if (counter)
 		*counter = get32(frame + ISOCAM_STAMP_OFF_COUNTER);
 	if (checksum)
 		*checksum = get32(frame + ISOCAM_STAMP_OFF_CHECKSUM);
-	/* The stamped size must be the params' size and fit in the data. */
-	if (!params_renderable(p) ||
+	if (!params_renderable(p))
+		return -1;
+	/* A JPEG's stamped size is its own, a raw frame's its params'. */
+	if (flags & ISOCAM_STAMP_FLAG_JPEG)
+		return p->jpeg_quality && p->jpeg_quality <= 100 &&
+		       get32(frame + ISOCAM_STAMP_OFF_SIZEIMAGE) == len ? 0 : -1;
+	if (p->jpeg_quality ||
 	    get32(frame + ISOCAM_STAMP_OFF_SIZEIMAGE) != scene_frame_size(p) ||
 	    scene_frame_size(p) > len)
 		return -1;

@@ -25,6 +25,7 @@ struct scene_params {
 	uint8_t test_pattern;	/* IC1280_TP_* */
 	uint8_t aec, awb;	/* auto modes on (for the stamp) */
 	uint16_t frame_length;	/* FRAME_LENGTH_LINES (for the stamp) */
+	uint8_t jpeg_quality;	/* a JPEG frame's (for the stamp); 0: raw */
 };
 
 /* The sensor's power-on settings as effective params, in fmt at w x h. */
@@ -67,11 +68,18 @@ uint32_t scene_shift(const struct scene_params *p, uint32_t counter);
 int scene_render_pixels(struct scene *sc, const struct scene_params *p,
 			uint32_t shift, uint8_t *buf);
 
-/* Write the stamp (frame_stamp.h) of frame `counter` at f. */
+/*
+ * Write the stamp (frame_stamp.h) of frame `counter` at f: size bytes
+ * whose checksum is sum; a JPEG frame's if p->jpeg_quality.
+ */
 void scene_stamp_write(uint8_t *f, const struct scene_params *p,
 		       uint32_t counter, uint32_t sum, uint32_t size);
 
-/* Parse the stamp at the start of a frame; -1 if magic or sizes are off. */
+/*
+ * Parse the stamp at f, of a frame of len bytes: the start of a raw frame,
+ * or a JPEG frame's COM segment (then p->jpeg_quality is set and the
+ * stamped size must be len). -1 if magic, sizes or quality are off.
+ */
 int scene_stamp_parse(const uint8_t *frame, size_t len,
 		      struct scene_params *p, uint32_t *counter,
 		      uint32_t *checksum);

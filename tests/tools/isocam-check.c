@@ -11,6 +11,15 @@
  * when the driver corrupted consistently. --timeline prints every change
  * of stamped params, so a test finds the frame where a control landed.
  *
+ * MJPEG (--format mjpeg): whole JPEGs back to back (what `ffmpeg -f v4l2
+ * -input_format mjpeg ... -c:v copy -f mjpeg` writes), each carrying its
+ * stamp in a COM segment (frame_stamp.h). Per frame: the stamp and the
+ * counter sequence as above, the checksum of its SOS..EOI, the whole JPEG
+ * against the emulator's own encoding of that frame (mjpeg.c, byte for
+ * byte), and the decoded picture against the reference render: PSNR of
+ * luma and chroma at least 18 + quality / 5 dB, which every size and test
+ * pattern clears by 1 dB or more at every quality.
+ *
  * --render writes reference frames, for tests and the demo.
  */
 #include <errno.h>
@@ -25,6 +34,8 @@
 #include <isocam/frame_stamp.h>
 #include <isocam/ic1280_regs.h>
 
+#include "jpeg_decode.h"
+#include "mjpeg.h"
 #include "scene.h"
 
 #define MAX_REPORTS	10	/* detail lines per kind of problem */
@@ -33,12 +44,13 @@ struct check {
 	const char *path;
 	struct scene_params want;	/* format and size from the user */
 	size_t frame_size;
-	bool timeline, any_start, quiet, allow_drops;
+	bool timeline, any_start, quiet, allow_drops, mjpeg;
 	long long expect_frames;
 
 	/* results */
 	unsigned long long frames, drops, dups, reorders, bad_stamps,
-			   bad_sums, mismatches;
+			   bad_sums, mismatches, garbage;
+	double min_y_db, min_c_db;	/* MJPEG: the worst frame's PSNR */
 	bool have_prev;
 	uint32_t prev_counter, first_counter, last_counter;
 	struct scene_params prev;
@@ -65,7 +77,8 @@ static void usage(FILE *o)
 "previous + 1), and every byte against the emulator's reference render.\n"
 "Exit 0 only when all is right; 1 when a check failed; 2 on bad usage.\n"
 "\n"
-"  --format FMT        yuyv (ffmpeg yuyv422), rgb565 (rgb565le), grey (gray)\n"
+"  --format FMT        yuyv (ffmpeg yuyv422), rgb565 (rgb565le), grey (gray),\n"
+"                      mjpeg (JPEGs back to back; not for --render)\n"
 "  --size WxH          frame size, e.g. 640x480\n"
 "  --expect-frames N   the file must hold exactly N frames\n"
 "  --timeline          print each change of the stamped sensor settings:\n"
@@ -239,32 +252,12 @@ static void describe_mismatch(struct check *c, unsigned long long idx,
 	       ref[first], swapped ? "; byte order swapped" : "");
 }
 
-static void check_frame(struct check *c, struct scene *sc, const uint8_t *f,
-			uint8_t *ref)
+/* The counter against the previous frame's: drops, duplicates, order. */
+static void check_sequence(struct check *c, unsigned long long idx,
+			   uint32_t counter, const struct scene_params *p)
 {
-	unsigned long long idx = c->frames++;
-	struct scene_params p;
-	uint32_t counter, sum;
-
-	if (memcmp(f, ISOCAM_STAMP_MAGIC, 4)) {
-		c->bad_stamps++;
-		report(c, "frame %llu: no stamp (bytes %02x %02x %02x %02x)\n",
-		       idx, f[0], f[1], f[2], f[3]);
-		return;
-	}
-	if (scene_stamp_parse(f, SIZE_MAX, &p, &counter, &sum) ||
-	    p.format != c->want.format || p.width != c->want.width ||
-	    p.height != c->want.height) {
-		c->bad_stamps++;
-		report(c, "frame %llu: stamp says %s %ux%u, expected %s %ux%u\n",
-		       idx, p.format < IC1280_FMT_COUNT ? fmt_names[p.format] :
-		       "?", p.width, p.height, fmt_names[c->want.format],
-		       c->want.width, c->want.height);
-		return;
-	}
-
 	if (c->timeline)
-		timeline(c, idx, counter, &p);
+		timeline(c, idx, counter, p);
 	if (!c->have_prev) {
 		c->first_counter = counter;
 		if (counter && !c->any_start) {
@@ -291,7 +284,34 @@ static void check_frame(struct check *c, struct scene *sc, const uint8_t *f,
 	}
 	c->have_prev = true;
 	c->prev_counter = c->last_counter = counter;
-	c->prev = p;
+	c->prev = *p;
+}
+
+static void check_frame(struct check *c, struct scene *sc, const uint8_t *f,
+			uint8_t *ref)
+{
+	unsigned long long idx = c->frames++;
+	struct scene_params p;
+	uint32_t counter, sum;
+
+	if (memcmp(f, ISOCAM_STAMP_MAGIC, 4)) {
+		c->bad_stamps++;
+		report(c, "frame %llu: no stamp (bytes %02x %02x %02x %02x)\n",
+		       idx, f[0], f[1], f[2], f[3]);
+		return;
+	}
+	if (scene_stamp_parse(f, SIZE_MAX, &p, &counter, &sum) ||
+	    p.format != c->want.format || p.width != c->want.width ||
+	    p.height != c->want.height) {
+		c->bad_stamps++;
+		report(c, "frame %llu: stamp says %s %ux%u, expected %s %ux%u\n",
+		       idx, p.format < IC1280_FMT_COUNT ? fmt_names[p.format] :
+		       "?", p.width, p.height, fmt_names[c->want.format],
+		       c->want.width, c->want.height);
+		return;
+	}
+
+	check_sequence(c, idx, counter, &p);
 
 	if (isocam_stamp_checksum(f + ISOCAM_STAMP_LEN,
 				  c->frame_size - ISOCAM_STAMP_LEN) != sum) {
@@ -304,6 +324,143 @@ static void check_frame(struct check *c, struct scene *sc, const uint8_t *f,
 		describe_mismatch(c, idx, counter, f, ref, c->frame_size,
 				  p.format == IC1280_FMT_GREY ? 1 : 2);
 	}
+}
+
+/* What an MJPEG frame needs besides the frame: decoder and reference. */
+struct jpeg_ctx {
+	struct mjpeg *mj;
+	uint8_t *ref;		/* the emulator's encoding of the frame */
+	size_t ref_cap;
+	uint8_t *pix;		/* the picture it encodes (YUYV) */
+	uint8_t *ycc;		/* the frame decoded */
+};
+
+static void check_jpeg(struct check *c, struct scene *sc, struct jpeg_ctx *j,
+		       const uint8_t *f, size_t len)
+{
+	unsigned long long idx = c->frames++;
+	const uint8_t *st = mjpeg_stamp(f, len);
+	unsigned int w = c->want.width, h = c->want.height;
+	struct scene_params p;
+	uint32_t counter, sum;
+	double y_db, c_db, min_db;
+	size_t sos, n, i;
+
+	if (!st || scene_stamp_parse(st, len, &p, &counter, &sum) ||
+	    !p.jpeg_quality || p.format != c->want.format ||
+	    p.width != w || p.height != h) {
+		c->bad_stamps++;
+		report(c, "frame %llu: %s\n", idx, st ?
+		       "its stamp is not of a JPEG of the expected size" :
+		       "no stamp COM segment before SOS");
+		return;
+	}
+	check_sequence(c, idx, counter, &p);
+	sos = (size_t)(st - f) + ISOCAM_STAMP_LEN;
+	if (isocam_stamp_checksum(f + sos, len - sos) != sum) {
+		c->bad_sums++;
+		report(c, "frame %llu counter %u: bad checksum\n", idx, counter);
+	}
+	n = mjpeg_frame(j->mj, sc, &p, p.jpeg_quality, counter, j->ref,
+			j->ref_cap);
+	if (n != len || memcmp(f, j->ref, len)) {
+		c->mismatches++;
+		for (i = 0; i < len && i < n && f[i] == j->ref[i]; i++)
+			;
+		report(c, "frame %llu counter %u: %zu bytes, the emulator's "
+		       "encoding %zu; they differ from byte %zu on\n", idx,
+		       counter, len, n, i);
+	}
+	if (jpeg_decode_ycc(f, len, w, h, j->ycc) ||
+	    scene_render_pixels(sc, &p, scene_shift(&p, counter), j->pix)) {
+		c->mismatches++;
+		report(c, "frame %llu counter %u: does not decode cleanly\n",
+		       idx, counter);
+		return;
+	}
+	jpeg_psnr_yuyv(j->ycc, j->pix, w, h, &y_db, &c_db);
+	if (y_db < c->min_y_db)
+		c->min_y_db = y_db;
+	if (c_db < c->min_c_db)
+		c->min_c_db = c_db;
+	min_db = 18 + p.jpeg_quality / 5.0;
+	if (y_db < min_db || c_db < min_db) {
+		c->mismatches++;
+		report(c, "frame %llu counter %u: PSNR luma %.1f dB, chroma %.1f "
+		       "dB against the reference, below %.1f dB for quality %u\n",
+		       idx, counter, y_db, c_db, min_db, p.jpeg_quality);
+	}
+}
+
+/* The whole input, for MJPEG's frames of any length. */
+static uint8_t *slurp(FILE *in, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0, got;
+	uint8_t *buf = malloc(cap), *b;
+
+	while (buf && (got = fread(buf + n, 1, cap - n, in)) > 0) {
+		n += got;
+		if (n == cap) {
+			b = realloc(buf, cap *= 2);
+			if (!b)
+				free(buf);
+			buf = b;
+		}
+	}
+	*len = n;
+	return buf;
+}
+
+/* Checks every JPEG in the input; returns the bytes of a cut-off last one. */
+static size_t run_mjpeg(struct check *c, struct scene *sc, FILE *in)
+{
+	size_t raw = (size_t)c->want.width * c->want.height * 2, n, pos = 0;
+	struct jpeg_ctx j = {
+		.mj = mjpeg_new(),
+		.ref_cap = 2 * raw + 65536,
+	};
+	uint8_t *buf = slurp(in, &n);
+
+	j.ref = malloc(j.ref_cap);
+	j.pix = malloc(raw);
+	j.ycc = malloc(raw / 2 * 3);
+	c->min_y_db = c->min_c_db = 99;
+	if (!buf || !j.mj || !j.ref || !j.pix || !j.ycc) {
+		fprintf(stderr, "isocam-check: out of memory\n");
+		exit(2);
+	}
+	while (pos < n) {
+		size_t len = mjpeg_frame_len(buf + pos, n - pos), skip;
+
+		if (len) {
+			check_jpeg(c, sc, &j, buf + pos, len);
+			pos += len;
+			continue;
+		}
+		/* Not a whole JPEG here: on to the next SOI, if any. */
+		for (skip = 1; pos + skip + 2 < n; skip++)
+			if (buf[pos + skip] == 0xff &&
+			    buf[pos + skip + 1] == 0xd8 &&
+			    buf[pos + skip + 2] == 0xff)
+				break;
+		if (pos + skip + 2 >= n) {
+			/* None: a JPEG cut off at the end, or garbage. */
+			if (n - pos >= 2 && buf[pos] == 0xff &&
+			    buf[pos + 1] == 0xd8)
+				break;
+			skip = n - pos;
+		}
+		c->garbage++;
+		report(c, "byte %zu: %zu bytes that are no JPEG frame\n", pos,
+		       skip);
+		pos += skip;
+	}
+	mjpeg_free(j.mj);
+	free(j.ref);
+	free(j.pix);
+	free(j.ycc);
+	free(buf);
+	return n - pos;
 }
 
 static int run_check(struct check *c)
@@ -326,11 +483,15 @@ static int run_check(struct check *c)
 		fprintf(stderr, "isocam-check: out of memory\n");
 		return 2;
 	}
-	for (;;) {
-		got = fread(f, 1, c->frame_size, in);
-		if (got < c->frame_size)
-			break;
-		check_frame(c, sc, f, ref);
+	if (c->mjpeg) {
+		got = run_mjpeg(c, sc, in);
+	} else {
+		for (;;) {
+			got = fread(f, 1, c->frame_size, in);
+			if (got < c->frame_size)
+				break;
+			check_frame(c, sc, f, ref);
+		}
 	}
 	if (ferror(in)) {
 		fprintf(stderr, "isocam-check: %s: read error\n", c->path);
@@ -340,14 +501,23 @@ static int run_check(struct check *c)
 		fclose(in);
 
 	ok = !got && c->frames && (c->allow_drops || !c->drops) &&
-	     !c->dups && !c->reorders &&
+	     !c->dups && !c->reorders && !c->garbage &&
 	     !c->bad_stamps && !c->bad_sums && !c->mismatches &&
 	     (c->expect_frames < 0 ||
 	      (unsigned long long)c->expect_frames == c->frames);
-	if (got)
+	if (got && c->mjpeg)
+		printf("%s: ends with a JPEG cut off after %zu bytes\n",
+		       c->path, got);
+	else if (got)
 		printf("%s: ends with a partial frame of %zu bytes (frame is "
 		       "%zu bytes: wrong --size or --format?)\n", c->path, got,
 		       c->frame_size);
+	if (c->garbage)
+		printf("%s: %llu stretches of bytes that are no JPEG frame\n",
+		       c->path, c->garbage);
+	if (c->mjpeg && c->frames)
+		printf("%s: worst PSNR against the reference: luma %.1f dB, "
+		       "chroma %.1f dB\n", c->path, c->min_y_db, c->min_c_db);
 	if (c->expect_frames >= 0 &&
 	    (unsigned long long)c->expect_frames != c->frames)
 		printf("%s: %llu frames, expected %lld\n", c->path, c->frames,
@@ -355,7 +525,8 @@ static int run_check(struct check *c)
 	printf("isocam-check: %s: %llu frames checked (%s %ux%u), counters "
 	       "%u..%u, %llu dropped, %llu duplicated, %llu reordered, "
 	       "%llu bad stamps, %llu bad checksums, %llu mismatched: %s\n",
-	       c->path, c->frames, fmt_names[c->want.format], c->want.width,
+	       c->path, c->frames,
+	       c->mjpeg ? "mjpeg" : fmt_names[c->want.format], c->want.width,
 	       c->want.height, c->first_counter, c->last_counter, c->drops,
 	       c->dups, c->reorders, c->bad_stamps, c->bad_sums,
 	       c->mismatches, ok ? "OK" : "FAIL");
@@ -433,10 +604,11 @@ int main(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (o) {
 		case 'f':
-			fmt = parse_format(optarg);
+			c.mjpeg = !strcmp(optarg, "mjpeg");
+			fmt = c.mjpeg ? IC1280_FMT_YUYV : parse_format(optarg);
 			if (fmt < 0) {
 				fprintf(stderr, "isocam-check: unknown format "
-					"'%s' (yuyv, rgb565, grey)\n", optarg);
+					"'%s' (yuyv, rgb565, grey, mjpeg)\n", optarg);
 				return 2;
 			}
 			rp.format = (uint8_t)fmt;
@@ -507,8 +679,17 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (render && c.mjpeg) {
+		fprintf(stderr, "isocam-check: --render writes raw frames only\n");
+		return 2;
+	}
 	if (render)
 		return run_render(&rp, argv[optind], (uint32_t)counter, frames);
+	if (c.mjpeg && !mjpeg_can_encode(&rp)) {
+		fprintf(stderr, "isocam-check: the camera encodes no %ux%u JPEG\n",
+			rp.width, rp.height);
+		return 2;
+	}
 
 	c.path = argv[optind];
 	c.want = rp;

@@ -3,9 +3,11 @@
  * isocam-check must pass a good capture and catch each kind of bad one:
  * drops, duplicates, reordering, corrupted and torn frames (also when
  * the checksum was made to fit), byte order, wrong size, truncation,
- * a late start, and --timeline must place a control change exactly.
- * Captures are synthesised with scene_render, the binary is run as the
- * VM scenarios run it.
+ * a late start, and --timeline must place a control change exactly;
+ * for MJPEG also a JPEG that is not the emulator's, garbage between
+ * frames and a cut-off last frame. Captures are synthesised with
+ * scene_render and mjpeg_frame, the binary is run as the VM scenarios
+ * run it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +24,7 @@
 #include <isocam/frame_stamp.h>
 #include <isocam/ic1280_regs.h>
 
+#include "mjpeg.h"
 #include "scene.h"
 
 #define W 160
@@ -77,6 +80,34 @@ static void write_capture(uint8_t fmt, const uint32_t *counters, unsigned int n,
 	}
 	fclose(o);
 	free(f);
+	scene_free(sc);
+}
+
+/* An MJPEG capture: JPEGs back to back, each mangled (may change length). */
+typedef size_t (*mangle_jpeg_fn)(uint8_t *jpg, size_t len, unsigned int i);
+
+static void write_mjpeg(const uint32_t *counters, unsigned int n,
+			uint8_t quality, mangle_jpeg_fn mangle)
+{
+	struct scene *sc = scene_new();
+	struct mjpeg *m = mjpeg_new();
+	struct scene_params p = scene_params_default(IC1280_FMT_YUYV, W, H);
+	size_t cap = W * H * 4, len;
+	uint8_t *f = malloc(cap);
+	FILE *o = fopen(path, "wb");
+	unsigned int i;
+
+	assert_non_null(o);
+	for (i = 0; i < n; i++) {
+		len = mjpeg_frame(m, sc, &p, quality, counters[i], f, cap);
+		assert_true(len > 0);
+		if (mangle)
+			len = mangle(f, len, i);
+		assert_int_equal(fwrite(f, 1, len, o), len);
+	}
+	fclose(o);
+	free(f);
+	mjpeg_free(m);
 	scene_free(sc);
 }
 
@@ -320,6 +351,96 @@ static void test_render(void **state)
 	scene_free(sc);
 }
 
+/* Frame 4: one bit of entropy-coded data flipped, checksum refitted. */
+static size_t jpeg_bit(uint8_t *jpg, size_t len, unsigned int i)
+{
+	uint8_t *st = (uint8_t *)mjpeg_stamp(jpg, len);
+	size_t sos = (size_t)(st - jpg) + ISOCAM_STAMP_LEN, at = len - 40;
+	uint32_t sum;
+
+	if (i != 4)
+		return len;
+	while (jpg[at] == 0xff || jpg[at - 1] == 0xff || jpg[at] == 0xfe)
+		at--;
+	jpg[at] ^= 0x01;
+	sum = isocam_stamp_checksum(jpg + sos, len - sos);
+	memcpy(st + ISOCAM_STAMP_OFF_CHECKSUM, &sum, 4);	/* little endian */
+	return len;
+}
+
+/* After frame 2, some bytes that belong to no frame. */
+static size_t jpeg_junk(uint8_t *jpg, size_t len, unsigned int i)
+{
+	if (i == 2) {
+		memset(jpg + len, 0x5a, 100);
+		return len + 100;
+	}
+	return len;
+}
+
+/* The last frame (of 5) cut short. */
+static size_t jpeg_cut(uint8_t *jpg, size_t len, unsigned int i)
+{
+	(void)jpg;
+	return i == 4 ? len / 2 : len;
+}
+
+static void test_mjpeg(void **state)
+{
+	uint32_t c[12];
+	struct run r;
+
+	(void)state;
+	seq(c, 12);
+	write_mjpeg(c, 12, 85, NULL);
+	check(&r, "--format mjpeg --size 160x120 --expect-frames 12");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, "12 frames checked (mjpeg 160x120), counters 0..11, "
+		   "0 dropped, 0 duplicated, 0 reordered, 0 bad stamps, "
+		   "0 bad checksums, 0 mismatched: OK");
+	assert_has(&r, "worst PSNR against the reference: luma ");
+	/* Any quality: the stamp says which. */
+	write_mjpeg(c, 12, 7, NULL);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 0);
+	/* The stamp's size must be the one asked for. */
+	check(&r, "--format mjpeg --size 320x240");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "12 bad stamps");
+
+	c[6] = 8;
+	c[7] = 9;
+	write_mjpeg(c, 8, 85, NULL);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "frame 6 counter 8: 2 frames dropped after 5");
+	seq(c, 12);
+
+	write_mjpeg(c, 6, 85, jpeg_bit);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 0 bad checksums, 1 mismatched");
+	assert_has(&r, "frame 4 counter 4:");
+
+	write_mjpeg(c, 5, 85, jpeg_junk);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "100 bytes that are no JPEG frame");
+	assert_has(&r, "5 frames checked");
+
+	write_mjpeg(c, 5, 85, jpeg_cut);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "ends with a JPEG cut off after");
+	assert_has(&r, "4 frames checked");
+
+	/* Raw frames are no JPEGs. */
+	write_capture(IC1280_FMT_YUYV, c, 3, NULL, NULL);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, "0 frames checked");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +450,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wrong_geometry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mjpeg, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("isocam_check", tests, NULL, NULL);

@@ -20,10 +20,11 @@ $(BUILD)/tests/test_emu_stream: $(ROOT)/tests/unit/test_emu_stream.c \
 	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(BUILD)/tests/test_emu_mjpeg: $(ROOT)/tests/unit/test_emu_mjpeg.c \
-		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
+		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(JPEG_DECODE_SRCS) \
+		$(EMU_MODEL_HDRS) $(JPEG_DECODE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
-		$(EMU_MJPEG_LIBS) -lm
+	$(CC) $(EMU_UNIT_CFLAGS) -I$(ROOT)/tests/tools -o $@ $(filter %.c,$^) \
+		-lcmocka $(EMU_MJPEG_LIBS) -lm
 
 UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
 	$(BUILD)/tests/test_emu_stream $(BUILD)/tests/test_emu_mjpeg
