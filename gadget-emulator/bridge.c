@@ -2,7 +2,8 @@
 /*
  * The bridge's control endpoint. Requests are validated the way a
  * careful device firmware does it: anything unexpected STALLs, and the
- * vendor i2c requests record why in last_i2c_result.
+ * vendor i2c requests record why in last_i2c_result. The bridge's own
+ * registers (codec, JPEG quality) go to the video pipe as written.
  */
 #include "bridge.h"
 
@@ -36,6 +37,8 @@ struct bridge {
 	bool ep_halted;
 	uint8_t last_i2c_result;
 	uint32_t i2c_transfers;
+	uint8_t codec;		/* ISOCAM_BREG_CODEC */
+	uint8_t jpeg_quality;	/* ISOCAM_BREG_JPEG_QUALITY */
 };
 
 void usb_setup_decode(const uint8_t raw[8], struct usb_setup *s)
@@ -92,6 +95,9 @@ struct bridge *bridge_new(const struct bridge_config *cfg)
 	b->video = video_stream_new(b->sensor);
 	if (!b->video)
 		goto oom;
+	b->codec = ISOCAM_CODEC_RAW;
+	b->jpeg_quality = ISOCAM_JPEG_QUALITY_DEFAULT;
+	video_stream_set_codec(b->video, b->codec, b->jpeg_quality);
 	video_stream_set_fault(b->video, cfg->fault);
 	video_stream_set_hostile(b->video, cfg->hostile);
 	i2c_bus_attach(&b->bus, IC1280_I2C_ADDR, &sensor_ops, b->sensor);
@@ -271,6 +277,51 @@ static void log_i2c_write(struct bridge *b, uint16_t addr, const uint8_t *buf,
 			buf[i], when);
 }
 
+/* BRIDGE_READ and BRIDGE_WRITE: a byte of the bridge's registers. */
+static int bridge_register(struct bridge *b, const struct usb_setup *s,
+			   bool in, uint8_t *data, size_t len)
+{
+	uint8_t v;
+
+	if (s->wLength != 1 || len < 1 ||
+	    in != (s->bRequest == ISOCAM_REQ_BRIDGE_READ))
+		return BRIDGE_STALL;
+	if (in) {
+		switch (s->wValue) {
+		case ISOCAM_BREG_CAPS:
+			data[0] = ISOCAM_BCAP_JPEG;
+			return 1;
+		case ISOCAM_BREG_CODEC:
+			data[0] = b->codec;
+			return 1;
+		case ISOCAM_BREG_JPEG_QUALITY:
+			data[0] = b->jpeg_quality;
+			return 1;
+		default:
+			return BRIDGE_STALL;
+		}
+	}
+	v = data[0];
+	switch (s->wValue) {
+	case ISOCAM_BREG_CODEC:
+		if (v != ISOCAM_CODEC_RAW && v != ISOCAM_CODEC_JPEG)
+			return BRIDGE_STALL;
+		b->codec = v;
+		break;
+	case ISOCAM_BREG_JPEG_QUALITY:
+		if (v < ISOCAM_JPEG_QUALITY_MIN || v > ISOCAM_JPEG_QUALITY_MAX)
+			return BRIDGE_STALL;
+		b->jpeg_quality = v;
+		break;
+	default:
+		return BRIDGE_STALL;	/* unknown, or CAPS (read only) */
+	}
+	if (b->verbose)
+		emu_log("%s: bridge register 0x%02x = %u", b->name, s->wValue, v);
+	video_stream_set_codec(b->video, b->codec, b->jpeg_quality);
+	return 1;
+}
+
 static int vendor_request(struct bridge *b, const struct usb_setup *s,
 			  uint8_t *data, size_t len)
 {
@@ -367,6 +418,9 @@ static int vendor_request(struct bridge *b, const struct usb_setup *s,
 			n = sizeof(st);
 		memcpy(data, &st, n);
 		return (int)n;
+	case ISOCAM_REQ_BRIDGE_READ:
+	case ISOCAM_REQ_BRIDGE_WRITE:
+		return bridge_register(b, s, in, data, len);
 	default:
 		b->last_i2c_result = ISOCAM_I2C_BAD_REQUEST;
 		return BRIDGE_STALL;

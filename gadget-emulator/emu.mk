@@ -14,4 +14,5 @@ USER_BINS += $(EMU_BIN)
 
 $(EMU_BIN): $(EMU_DIR)/main.c $(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(EMU_DIR) -o $@ $(filter %.c,$^)
+	$(CC) $(USER_CFLAGS) -I$(EMU_DIR) -o $@ $(filter %.c,$^) \
+		$(EMU_MODEL_LIBS)

@@ -23,6 +23,13 @@
  *
  * Hostile payload modes (hostile.h) rewrite every data packet after the
  * faults, and frame-10x sends filler past sizeimage up to 10x of it.
+ *
+ * With the JPEG codec (the bridge register), a capture is the frame's
+ * JPEG (mjpeg.c) instead of its raw pixels. A change of picture or
+ * quality makes the encoder encode every scroll position first, right
+ * there: the camera freezes for that long and then goes on from the same
+ * frame counter (nothing is dropped), as a bridge whose encoder
+ * re-primes would. A frame it cannot encode goes out as an error frame.
  */
 #include "video_stream.h"
 
@@ -31,10 +38,12 @@
 #include <string.h>
 
 #include <isocam/payload.h>
+#include <isocam/usb.h>
 
 #include "fault.h"
 #include "hostile.h"
 #include "ic1280_model.h"
+#include "mjpeg.h"
 #include "scene.h"
 
 #define FILLER		0xa5	/* bytes of a LONG_FRAME past sizeimage */
@@ -44,7 +53,10 @@ struct video_stream {
 	struct fault *fault;
 	const struct hostile *hostile;
 	struct scene *scene;
+	struct mjpeg *mjpeg;
 	uint32_t packet_bytes;
+	uint8_t codec;		/* ISOCAM_CODEC_*, from the next capture */
+	uint8_t jpeg_quality;
 
 	bool running;
 	uint32_t stream_id;	/* ic1280_stream_starts() at start */
@@ -59,6 +71,7 @@ struct video_stream {
 	size_t data_len;	/* frame bytes to send (short frame: fewer) */
 	size_t total_len;	/* data_len plus long-frame filler */
 	size_t sent;
+	bool frame_err;		/* every packet of the frame says ERR */
 	uint64_t exposure_start_ns;	/* the frame's PTS */
 
 	struct video_stream_stats st;
@@ -71,11 +84,14 @@ struct video_stream *video_stream_new(struct ic1280 *sensor)
 	if (!vs)
 		return NULL;
 	vs->scene = scene_new();
-	if (!vs->scene) {
-		free(vs);
+	vs->mjpeg = mjpeg_new();
+	if (!vs->scene || !vs->mjpeg) {
+		video_stream_free(vs);
 		return NULL;
 	}
 	vs->sensor = sensor;
+	vs->codec = ISOCAM_CODEC_RAW;
+	vs->jpeg_quality = ISOCAM_JPEG_QUALITY_DEFAULT;
 	return vs;
 }
 
@@ -84,8 +100,16 @@ void video_stream_free(struct video_stream *vs)
 	if (!vs)
 		return;
 	scene_free(vs->scene);
+	mjpeg_free(vs->mjpeg);
 	free(vs->buf);
 	free(vs);
+}
+
+void video_stream_set_codec(struct video_stream *vs, uint8_t codec,
+			    uint8_t jpeg_quality)
+{
+	vs->codec = codec;
+	vs->jpeg_quality = jpeg_quality;
 }
 
 /* The frame in progress is lost; the next start counts from 0 again. */
@@ -124,6 +148,40 @@ static void stream_start(struct video_stream *vs, uint64_t t_ns)
 	vs->busy = false;
 }
 
+static bool grow_buf(struct video_stream *vs, size_t size)
+{
+	uint8_t *n;
+
+	if (vs->cap >= size)
+		return true;
+	n = realloc(vs->buf, size);
+	if (!n)
+		return false;
+	vs->buf = n;
+	vs->cap = size;
+	return true;
+}
+
+/*
+ * The JPEG of frame `counter` into the buffer: its length, or 0 for an
+ * error frame (not YUYV, too big, out of memory).
+ */
+static size_t capture_jpeg(struct video_stream *vs,
+			   const struct scene_params *p)
+{
+	size_t max = ISOCAM_JPEG_MAX_FRAME((size_t)p->width, p->height);
+	unsigned long before = mjpeg_encodes(vs->mjpeg);
+	size_t len;
+
+	if (!mjpeg_can_encode(p) || !grow_buf(vs, max) ||
+	    mjpeg_prepare(vs->mjpeg, vs->scene, p, vs->jpeg_quality))
+		return 0;
+	vs->st.jpeg_encodes += mjpeg_encodes(vs->mjpeg) - before;
+	len = mjpeg_frame(vs->mjpeg, vs->scene, p, vs->jpeg_quality,
+			  vs->next_counter, vs->buf, max);
+	return len;
+}
+
 /* Render capture slot `counter` into the free buffer. */
 static bool capture(struct video_stream *vs, uint64_t when)
 {
@@ -132,19 +190,19 @@ static bool capture(struct video_stream *vs, uint64_t when)
 	size_t size;
 
 	ic1280_scene_params(vs->sensor, &p);
-	size = scene_frame_size(&p);
-	if (!size)
-		return false;
-	if (vs->cap < size) {
-		uint8_t *n = realloc(vs->buf, size);
-
-		if (!n)
+	vs->frame_err = false;
+	if (vs->codec == ISOCAM_CODEC_JPEG) {
+		size = capture_jpeg(vs, &p);
+		if (!size) {
+			vs->frame_err = true;
+			vs->st.error_frames++;
+		}
+	} else {
+		size = scene_frame_size(&p);
+		if (!size || !grow_buf(vs, size) ||
+		    scene_render(vs->scene, &p, vs->next_counter, vs->buf))
 			return false;
-		vs->buf = n;
-		vs->cap = size;
 	}
-	if (scene_render(vs->scene, &p, vs->next_counter, vs->buf))
-		return false;
 	vs->busy = true;
 	/* Read out from its slot, so exposed for the exposure before it. */
 	exposure = (uint64_t)p.exposure * 100000;
@@ -275,7 +333,7 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 
 	if (fault_hit(vs->fault, FAULT_DROP_PACKET))
 		return 0;	/* lost on the wire: the data is gone */
-	if (fault_hit(vs->fault, FAULT_ERR_BIT))
+	if (vs->frame_err || fault_hit(vs->fault, FAULT_ERR_BIT))
 		pkt[ISOCAM_PH_OFF_INFO] = info | ISOCAM_PH_ERR;
 	else
 		pkt[ISOCAM_PH_OFF_INFO] = info;

@@ -31,6 +31,13 @@ void video_stream_free(struct video_stream *vs);
 void video_stream_set_packet_size(struct video_stream *vs,
 				  uint32_t packet_bytes);
 
+/*
+ * The bridge's codec registers (include/isocam/usb.h): ISOCAM_CODEC_RAW
+ * or ISOCAM_CODEC_JPEG at jpeg_quality, from the next frame captured.
+ */
+void video_stream_set_codec(struct video_stream *vs, uint8_t codec,
+			    uint8_t jpeg_quality);
+
 /* Faults to inject (may be NULL). */
 void video_stream_set_fault(struct video_stream *vs, struct fault *f);
 /* Hostile payload modes (may be NULL). */
@@ -57,6 +64,8 @@ struct video_stream_stats {
 	uint64_t frames_dropped;	/* captured but dropped (buffer busy) */
 	uint64_t bytes_sent;	/* payload and headers */
 	uint64_t packets;
+	uint64_t error_frames;	/* sent with ERR: the encoder could not */
+	uint64_t jpeg_encodes;	/* real JPEG encodes (the camera froze) */
 };
 void video_stream_get_stats(const struct video_stream *vs,
 			    struct video_stream_stats *st);

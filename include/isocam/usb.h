@@ -84,10 +84,37 @@ static inline unsigned int isocam_usb_maxp_bytes(unsigned int wmaxp)
  * Both STALL the control pipe when the transfer fails on the i2c bus;
  * GET_STATUS then tells why (last_i2c_result).
  * GET_STATUS (IN): wValue = 0, returns struct isocam_bridge_status.
+ * BRIDGE_READ (IN): wValue = bridge register, wLength = 1: its value.
+ * BRIDGE_WRITE (OUT): wValue = bridge register, 1 data byte. Both STALL
+ *   for an unknown register, a read-only one written or a value out of
+ *   range. Firmware 1.0 has neither (it STALLs them): no JPEG encoder.
  */
 #define ISOCAM_REQ_I2C_WRITE		0x01
 #define ISOCAM_REQ_I2C_READ		0x02
 #define ISOCAM_REQ_GET_STATUS		0x03
+#define ISOCAM_REQ_BRIDGE_READ		0x04
+#define ISOCAM_REQ_BRIDGE_WRITE		0x05
+
+/*
+ * Bridge registers. CODEC and JPEG_QUALITY take effect from the next frame
+ * captured. The JPEG encoder takes the sensor's YUYV: with another sensor
+ * format it sends error frames (ERR set, no payload). A JPEG frame is
+ * baseline JFIF, YCbCr 4:2:2, whole, in the usual FID/EOF framing, never
+ * longer than ISOCAM_JPEG_MAX_FRAME(): an encoding that would be goes out
+ * as an error frame.
+ */
+#define ISOCAM_BREG_CAPS		0x00	/* read only */
+#define ISOCAM_BCAP_JPEG		0x01	/* has the JPEG encoder */
+#define ISOCAM_BREG_CODEC		0x01
+#define ISOCAM_CODEC_RAW		0x00	/* the sensor's frames as they are */
+#define ISOCAM_CODEC_JPEG		0x01	/* its YUYV, JPEG-encoded */
+#define ISOCAM_BREG_JPEG_QUALITY	0x02
+#define ISOCAM_JPEG_QUALITY_MIN		1
+#define ISOCAM_JPEG_QUALITY_MAX		100
+#define ISOCAM_JPEG_QUALITY_DEFAULT	85
+
+/* The largest JPEG frame at w x h: the buffer a host must provide. */
+#define ISOCAM_JPEG_MAX_FRAME(w, h)	((w) * (h) / 4 + 32768)
 
 #define ISOCAM_I2C_MAX_XFER		64	/* bytes per request */
 #define ISOCAM_I2C_ADDR_MASK		0x7f
@@ -100,7 +127,7 @@ static inline unsigned int isocam_usb_maxp_bytes(unsigned int wmaxp)
 #define ISOCAM_I2C_BAD_REQUEST		0x04	/* malformed vendor request */
 
 #define ISOCAM_BRIDGE_FW_MAJOR		1
-#define ISOCAM_BRIDGE_FW_MINOR		0
+#define ISOCAM_BRIDGE_FW_MINOR		1	/* 1.1: bridge registers */
 
 /*
  * Reply to ISOCAM_REQ_GET_STATUS, little endian, 16 bytes. Every field is

@@ -4,7 +4,8 @@
 $(BUILD)/bench/bench_scene: $(ROOT)/tests/bench/bench_scene.c \
 		$(EMU_MODEL_SRCS) $(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^)
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
+		$(EMU_MODEL_LIBS)
 
 BENCHES += $(BUILD)/bench/bench_scene
 

@@ -21,7 +21,7 @@ $(BUILD)/fuzz/fuzz_session: $(ROOT)/tests/fuzz/fuzz_session.c \
 		$(ROOT)/tests/fuzz/fuzz_session.h $(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(FUZZ_CFLAGS) -pthread -I$(ROOT)/gadget-emulator -o $@ \
-		$(filter-out %/log.c,$(filter %.c,$^))
+		$(filter-out %/log.c,$(filter %.c,$^)) $(EMU_MODEL_LIBS)
 
 $(BUILD)/tests/gen_session_corpus: $(ROOT)/tests/fuzz/gen_session_corpus.c \
 		$(ROOT)/tests/fuzz/fuzz_session.h

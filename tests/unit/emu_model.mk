@@ -17,7 +17,8 @@ $(BUILD)/tests/test_emu_scene: $(ROOT)/tests/unit/test_emu_scene.c \
 $(BUILD)/tests/test_emu_stream: $(ROOT)/tests/unit/test_emu_stream.c \
 		$(EMU_MODEL_SRCS) $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MODEL_LIBS)
 
 $(BUILD)/tests/test_emu_mjpeg: $(ROOT)/tests/unit/test_emu_mjpeg.c \
 		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(JPEG_DECODE_SRCS) \

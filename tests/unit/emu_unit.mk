@@ -16,19 +16,21 @@ $(BUILD)/tests/test_emu_fault: $(ROOT)/tests/unit/test_emu_fault.c \
 $(BUILD)/tests/test_emu_bridge: $(ROOT)/tests/unit/test_emu_bridge.c \
 		$(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MODEL_LIBS)
 
 $(BUILD)/tests/test_emu_server: $(ROOT)/tests/unit/test_emu_server.c \
 		$(EMU_SRCS) $(CORE_SRCS) $(EMU_HDRS) $(CORE_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -I$(ROOT)/core -o $@ $(filter %.c,$^) \
-		-lcmocka
+		-lcmocka $(EMU_MODEL_LIBS)
 
 # --hostile: every mode, dormant and armed, over sessions and the bridge.
 $(BUILD)/tests/test_emu_hostile: $(ROOT)/tests/unit/test_emu_hostile.c \
 		$(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MODEL_LIBS)
 
 UNIT_TESTS += $(BUILD)/tests/test_emu_hostile
 UNIT_TESTS += $(BUILD)/tests/test_emu_usbip $(BUILD)/tests/test_emu_fault \

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The bridge chip: descriptors, ep0 standard requests, the vendor i2c
- * requests against the real ic1280 model, STALL/NAK behaviour, faults
- * and the -v register-write log line other tests rely on.
+ * requests against the real ic1280 model, the bridge's own registers,
+ * STALL/NAK behaviour, faults and the -v register-write log line other
+ * tests rely on.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -277,6 +278,63 @@ static void test_i2c(void **state)
 	bridge_free(b);
 }
 
+static int breg(struct bridge *b, bool in, uint16_t reg, uint8_t *v)
+{
+	return ctrl(b, in ? VENDOR_IN : VENDOR_OUT,
+		    in ? ISOCAM_REQ_BRIDGE_READ : ISOCAM_REQ_BRIDGE_WRITE,
+		    reg, 0, 1, v);
+}
+
+/* Caps, codec and JPEG quality: read back as written, anything else STALLs. */
+static void test_bridge_registers(void **state)
+{
+	struct bridge *b = mk(IC1280_CHIP_ID, NULL, false);
+	uint8_t v;
+
+	(void)state;
+	assert_int_equal(breg(b, true, ISOCAM_BREG_CAPS, &v), 1);
+	assert_int_equal(v, ISOCAM_BCAP_JPEG);
+	assert_int_equal(breg(b, true, ISOCAM_BREG_CODEC, &v), 1);
+	assert_int_equal(v, ISOCAM_CODEC_RAW);
+	assert_int_equal(breg(b, true, ISOCAM_BREG_JPEG_QUALITY, &v), 1);
+	assert_int_equal(v, ISOCAM_JPEG_QUALITY_DEFAULT);
+
+	v = ISOCAM_CODEC_JPEG;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_CODEC, &v), 1);
+	v = 40;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_JPEG_QUALITY, &v), 1);
+	assert_int_equal(breg(b, true, ISOCAM_BREG_CODEC, &v), 1);
+	assert_int_equal(v, ISOCAM_CODEC_JPEG);
+	assert_int_equal(breg(b, true, ISOCAM_BREG_JPEG_QUALITY, &v), 1);
+	assert_int_equal(v, 40);
+
+	/* Out of range, read only, unknown: STALL, nothing changes. */
+	v = 2;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_CODEC, &v), BRIDGE_STALL);
+	v = 0;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_JPEG_QUALITY, &v),
+			 BRIDGE_STALL);
+	v = 101;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_JPEG_QUALITY, &v),
+			 BRIDGE_STALL);
+	v = 0;
+	assert_int_equal(breg(b, false, ISOCAM_BREG_CAPS, &v), BRIDGE_STALL);
+	assert_int_equal(breg(b, true, 0x03, &v), BRIDGE_STALL);
+	assert_int_equal(breg(b, false, 0x1ff, &v), BRIDGE_STALL);
+	assert_int_equal(breg(b, true, ISOCAM_BREG_JPEG_QUALITY, &v), 1);
+	assert_int_equal(v, 40);
+	/* Wrong direction or length. */
+	assert_int_equal(ctrl(b, VENDOR_OUT, ISOCAM_REQ_BRIDGE_READ,
+			      ISOCAM_BREG_CODEC, 0, 1, &v), BRIDGE_STALL);
+	assert_int_equal(ctrl(b, VENDOR_IN, ISOCAM_REQ_BRIDGE_WRITE,
+			      ISOCAM_BREG_CODEC, 0, 1, &v), BRIDGE_STALL);
+	assert_int_equal(ctrl(b, VENDOR_IN, ISOCAM_REQ_BRIDGE_READ,
+			      ISOCAM_BREG_CODEC, 0, 0, &v), BRIDGE_STALL);
+	assert_int_equal(ctrl(b, VENDOR_IN, ISOCAM_REQ_BRIDGE_READ,
+			      ISOCAM_BREG_CODEC, 0, 2, &v), BRIDGE_STALL);
+	bridge_free(b);
+}
+
 static void test_fake_chip_id(void **state)
 {
 	struct bridge *b = mk(0xbeef, NULL, false);
@@ -345,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_config_and_alts),
 		cmocka_unit_test(test_i2c),
+		cmocka_unit_test(test_bridge_registers),
 		cmocka_unit_test(test_fake_chip_id),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_verbose_log),

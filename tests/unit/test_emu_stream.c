@@ -4,7 +4,8 @@
  * per microframe and reassembles frames as a driver would: framing
  * (header, FID, EOF, sizes), content (each frame equals the reference
  * render of its stamp), real-time capture, drops when the host is slow,
- * stopping mid-frame, and the fault hooks (through a fault double).
+ * stopping mid-frame, the JPEG codec, and the fault hooks (through a
+ * fault double).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,9 +20,11 @@
 #include <isocam/frame_stamp.h>
 #include <isocam/ic1280_regs.h>
 #include <isocam/payload.h>
+#include <isocam/usb.h>
 
 #include "fault.h"
 #include "ic1280_model.h"
+#include "mjpeg.h"
 #include "scene.h"
 #include "video_stream.h"
 
@@ -194,6 +197,94 @@ static uint32_t check_frame(const struct rx_frame *fr)
 	free(ref);
 	scene_free(sc);
 	return counter;
+}
+
+/*
+ * A complete JPEG frame is the emulator's encoding of its own stamp's
+ * counter and settings; returns the counter, *quality its quality.
+ */
+static uint32_t check_jpeg(const struct rx_frame *fr, uint8_t *quality)
+{
+	const uint8_t *st = mjpeg_stamp(fr->data, fr->len);
+	struct scene *sc = scene_new();
+	struct mjpeg *m = mjpeg_new();
+	struct scene_params p;
+	uint32_t counter, sum;
+	uint8_t *ref;
+	size_t cap;
+
+	assert_true(fr->eof);
+	assert_false(fr->err);
+	assert_int_equal(mjpeg_frame_len(fr->data, fr->len), fr->len);
+	assert_non_null(st);
+	assert_int_equal(scene_stamp_parse(st, fr->len, &p, &counter, &sum), 0);
+	assert_true(fr->len <= ISOCAM_JPEG_MAX_FRAME((size_t)p.width, p.height));
+	cap = ISOCAM_JPEG_MAX_FRAME((size_t)p.width, p.height);
+	ref = malloc(cap);
+	assert_non_null(ref);
+	assert_int_equal(mjpeg_frame(m, sc, &p, p.jpeg_quality, counter, ref,
+				     cap), fr->len);
+	assert_memory_equal(ref, fr->data, fr->len);
+	*quality = p.jpeg_quality;
+	free(ref);
+	mjpeg_free(m);
+	scene_free(sc);
+	return counter;
+}
+
+/*
+ * The JPEG codec: every frame a whole JPEG, exactly the encoder's, at
+ * most ISOCAM_JPEG_MAX_FRAME; a quality change shows from the next frame
+ * captured, with no frame lost while the encoder re-primes; a format it
+ * cannot encode gives error frames.
+ */
+static void test_jpeg(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
+	struct video_stream_stats st;
+	unsigned int i, n0;
+	uint8_t q;
+
+	(void)state;
+	video_stream_set_codec(hs->vs, ISOCAM_CODEC_JPEG, 85);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	host_run(hs, 8000 / 30 * 6 + 10, PKT_MAX);
+	assert_true(hs->n >= 5);
+	for (i = 0; i < 5; i++) {
+		assert_int_equal(check_jpeg(&hs->f[i], &q), i);
+		assert_int_equal(q, 85);
+	}
+	video_stream_get_stats(hs->vs, &st);
+	/* 320 wide scrolls 2 pixels a frame: 8 positions in an MCU column. */
+	assert_int_equal(st.jpeg_encodes, 8);
+	assert_int_equal(st.frames_dropped, 0);
+
+	video_stream_set_codec(hs->vs, ISOCAM_CODEC_JPEG, 30);
+	n0 = hs->n;
+	host_run(hs, 8000 / 30 * 3 + 10, PKT_MAX);
+	assert_true(hs->n >= n0 + 2);
+	assert_int_equal(check_jpeg(&hs->f[n0], &q),
+			 check_jpeg(&hs->f[n0 - 1], &q) + 1);
+	check_jpeg(&hs->f[n0], &q);
+	assert_int_equal(q, 30);
+	assert_true(hs->f[n0].len < hs->f[n0 - 1].len);
+	video_stream_get_stats(hs->vs, &st);
+	assert_int_equal(st.jpeg_encodes, 16);
+	assert_int_equal(st.frames_dropped, 0);
+	assert_int_equal(st.error_frames, 0);
+
+	/* RGB565 is not for the encoder: error frames, header only. */
+	wr8(hs->s, IC1280_REG_OUTPUT_FORMAT, IC1280_FMT_RGB565);
+	n0 = hs->n;
+	host_run(hs, 8000 / 30 * 3 + 10, PKT_MAX);
+	assert_true(hs->n >= n0 + 2);
+	assert_true(hs->f[n0 + 1].err);
+	assert_true(hs->f[n0 + 1].eof);
+	assert_int_equal(hs->f[n0 + 1].len, 0);
+	video_stream_get_stats(hs->vs, &st);
+	assert_true(st.error_frames >= 2);
+	assert_int_equal(hs->bad_headers, 0);
+	host_free(hs);
 }
 
 static void test_idle_sends_nothing(void **state)
@@ -507,6 +598,7 @@ int main(void)
 		cmocka_unit_test(test_stop_mid_frame),
 		cmocka_unit_test(test_control_in_next_frame),
 		cmocka_unit_test(test_faults),
+		cmocka_unit_test(test_jpeg),
 	};
 
 	return cmocka_run_group_tests_name("emu_stream", tests, NULL, NULL);
