@@ -19,6 +19,11 @@ void isocam_asm_init(struct isocam_assembler *a,
 	a->last_fid = -1;
 }
 
+void isocam_asm_set_compressed(struct isocam_assembler *a, bool compressed)
+{
+	a->compressed = compressed;
+}
+
 /* Whether data[0..len) starts with a payload header we can trust. */
 static bool isocam_asm_header_ok(const u8 *data, u32 len)
 {
@@ -90,9 +95,12 @@ static void isocam_asm_end_frame(struct isocam_assembler *a)
 
 	if (a->overflow)
 		a->stats.overflows++;
-	else if (a->bytesused < a->frame_size)
+	else if (!a->compressed && a->bytesused < a->frame_size)
 		a->stats.short_frames++;
-	error = a->bad || a->overflow || a->bytesused != a->frame_size;
+	if (a->compressed)
+		error = a->bad || a->overflow || !a->bytesused;
+	else
+		error = a->bad || a->overflow || a->bytesused != a->frame_size;
 	if (error)
 		a->stats.error_frames++;
 	else
@@ -150,9 +158,15 @@ void isocam_asm_packet(struct isocam_assembler *a, const u8 *data, u32 len)
 		a->stats.err_bit++;
 
 	if (fid != a->last_fid) {
-		/* A new frame; the FID toggle ends the one in progress. */
-		if (a->in_frame)
+		/*
+		 * A new frame; the FID toggle ends the one in progress. A
+		 * compressed frame with data ends only by its EOF: cut off.
+		 */
+		if (a->in_frame) {
+			if (a->compressed && a->has_data)
+				a->bad = true;
 			isocam_asm_end_frame(a);
+		}
 		a->last_fid = fid;
 		isocam_asm_start_frame(a);
 	} else if (!a->in_frame) {

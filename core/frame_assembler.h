@@ -11,7 +11,9 @@
  * - A FID toggle starts a new frame; the frame in progress (if any) is
  *   finished first, marked bad unless it was complete.
  * - EOF finishes the frame. A finished frame is good when no error was
- *   seen and exactly frame_size bytes arrived.
+ *   seen and exactly frame_size bytes arrived. Compressed frames
+ *   (isocam_asm_set_compressed()) vary in size: one is good when it ended
+ *   with EOF, no error was seen and it had 1 to frame_size bytes.
  * - ERR marks the frame bad.
  * - Payload beyond the buffer's size is never written; it marks the frame
  *   bad (overflow). Nor is payload beyond frame_size: such a frame is bad
@@ -77,6 +79,7 @@ struct isocam_assembler {
 	const struct isocam_asm_ops *ops;
 	void *priv;
 	u32 frame_size;		/* expected bytes per frame (sizeimage) */
+	bool compressed;	/* frame_size is a limit, not the size */
 
 	/* frame in progress */
 	bool have_buf;
@@ -97,6 +100,9 @@ struct isocam_assembler {
 void isocam_asm_init(struct isocam_assembler *a,
 		     const struct isocam_asm_ops *ops, void *priv,
 		     u32 frame_size);
+
+/* Compressed frames from now on (or raw again); kept by flush. */
+void isocam_asm_set_compressed(struct isocam_assembler *a, bool compressed);
 
 /* Feed one isochronous packet (data may be NULL when len is 0). */
 void isocam_asm_packet(struct isocam_assembler *a, const u8 *data, u32 len);

@@ -719,6 +719,59 @@ static void test_pts(void **state)
  * before that frame is done; a header that lies about its SCR, or a
  * 12-byte header without the SCR bit, gives none.
  */
+/*
+ * Compressed frames: any size up to frame_size is good when the frame
+ * ends with EOF and no error; nothing beyond it, and a frame the next
+ * FID cut off before its EOF is bad, however many bytes it had.
+ */
+static void test_compressed(void **state)
+{
+	struct fake *f = *state;
+	unsigned int i;
+
+	isocam_asm_set_compressed(&f->a, true);
+	for (i = 0; i < 6; i++)
+		add_buf(f, FRAME);
+	send(f, ISOCAM_PH_EOF, 0, 1);				/* 1 byte */
+	send(f, ISOCAM_PH_FID, 0, 30);
+	send(f, ISOCAM_PH_FID | ISOCAM_PH_EOF, 30, 27);		/* 57 */
+	send_frame(f, 0);					/* 100 */
+	assert_int_equal(f->ndone, 3);
+	assert_int_equal(f->done[0].bytesused, 1);
+	assert_int_equal(f->done[1].bytesused, 57);
+	assert_pattern(&f->done[1], 57);
+	assert_int_equal(f->done[2].bytesused, FRAME);
+	for (i = 0; i < 3; i++)
+		assert_false(f->done[i].error);
+	assert_int_equal(f->a.stats.frames, 3);
+	assert_int_equal(f->a.stats.short_frames, 0);
+
+	/* Beyond frame_size: bad, never written past. */
+	send(f, ISOCAM_PH_FID, 0, FRAME);
+	send(f, ISOCAM_PH_FID | ISOCAM_PH_EOF, FRAME, 1);
+	assert_int_equal(f->ndone, 4);
+	assert_true(f->done[3].error);
+	assert_int_equal(f->a.stats.overflows, 1);
+	/* Cut off by the next FID before its EOF: bad. */
+	send(f, 0, 0, 40);
+	send(f, ISOCAM_PH_FID | ISOCAM_PH_EOF, 0, 10);
+	assert_int_equal(f->ndone, 6);
+	assert_true(f->done[4].error);
+	assert_int_equal(f->done[4].bytesused, 40);
+	assert_false(f->done[5].error);
+	/* A header-only frame is still no frame; the ERR bit still counts. */
+	send(f, ISOCAM_PH_EOF, 0, 0);
+	send(f, ISOCAM_PH_FID, 0, 0);
+	send(f, 0, 0, 0);
+	assert_int_equal(f->ndone, 6);
+	add_buf(f, FRAME);
+	send(f, ISOCAM_PH_FID | ISOCAM_PH_ERR | ISOCAM_PH_EOF, 0, 0);
+	assert_int_equal(f->ndone, 7);
+	assert_true(f->done[6].error);
+	assert_int_equal(f->a.stats.frames, 4);
+	assert_int_equal(f->a.stats.error_frames, 3);
+}
+
 static void test_scr(void **state)
 {
 	struct fake *f = *state;
@@ -881,6 +934,7 @@ int main(void)
 		T(test_empty_frame_keeps_buffer),
 		T(test_pts),
 		T(test_scr),
+		T(test_compressed),
 		T(test_first_packet_mid_frame),
 		T(test_first_packet_fid1),
 		T(test_packet_error),
