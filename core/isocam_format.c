@@ -12,8 +12,10 @@
 #include "isocam_format.h"
 
 /*
- * sRGB for all three, as uvcvideo and vivid report for webcam YUV and RGB:
- * the sensor renders sRGB primaries and the bridge does no conversion.
+ * sRGB for the raw three, as uvcvideo and vivid report for webcam YUV and
+ * RGB: the sensor renders sRGB primaries and the bridge does no
+ * conversion. MJPEG is JFIF: full-range BT.601 Y'CbCr of sRGB, which
+ * V4L2_COLORSPACE_JPEG names.
  */
 static const struct isocam_format_info isocam_formats[] = {
 	{
@@ -36,6 +38,14 @@ static const struct isocam_format_info isocam_formats[] = {
 		.sensor_fmt = IC1280_FMT_GREY,
 		.bytes_per_pixel = 1,
 		.colorspace = V4L2_COLORSPACE_SRGB,
+	},
+	{
+		.fourcc = V4L2_PIX_FMT_MJPEG,
+		.mbus_code = MEDIA_BUS_FMT_YUYV8_2X8,
+		.sensor_fmt = IC1280_FMT_YUYV,
+		.codec = ISOCAM_CODEC_JPEG,
+		.compressed = true,
+		.colorspace = V4L2_COLORSPACE_JPEG,
 	},
 };
 
@@ -74,6 +84,8 @@ u32 isocam_bytesperline(const struct isocam_format_info *fi, u32 width)
 u32 isocam_sizeimage(const struct isocam_format_info *fi, u32 width,
 		     u32 height)
 {
+	if (fi->compressed)
+		return ISOCAM_JPEG_MAX_FRAME(width, height);
 	return isocam_bytesperline(fi, width) * height;
 }
 

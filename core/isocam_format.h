@@ -13,15 +13,22 @@ struct isocam_format_info {
 	u32 fourcc;		/* V4L2_PIX_FMT_* */
 	u32 mbus_code;		/* MEDIA_BUS_FMT_* the sensor outputs */
 	u8 sensor_fmt;		/* IC1280_FMT_* */
-	u8 bytes_per_pixel;
+	u8 codec;		/* ISOCAM_CODEC_*: what the bridge makes of it */
+	bool compressed;	/* frames of any size up to sizeimage */
+	u8 bytes_per_pixel;	/* 0 when compressed */
 	u32 colorspace;		/* V4L2_COLORSPACE_* */
 };
 
-/* The table, in ENUM_FMT order; NULL past the end (or for no match). */
+/*
+ * The table, in ENUM_FMT order; NULL past the end (or for no match). A
+ * sensor's mbus code maps to its raw format; MJPEG, which the bridge
+ * makes from the sensor's YUYV, is found by fourcc or index.
+ */
 const struct isocam_format_info *isocam_format_by_index(unsigned int index);
 const struct isocam_format_info *isocam_format_by_fourcc(u32 fourcc);
 const struct isocam_format_info *isocam_format_by_mbus(u32 mbus_code);
 
+/* 0 for compressed formats, whose sizeimage is the largest frame. */
 u32 isocam_bytesperline(const struct isocam_format_info *fi, u32 width);
 u32 isocam_sizeimage(const struct isocam_format_info *fi, u32 width,
 		     u32 height);

@@ -70,7 +70,22 @@ static void test_table(void **state)
 	assert_int_equal(fi->bytes_per_pixel, 1);
 	assert_int_equal(fi->colorspace, V4L2_COLORSPACE_SRGB);
 
-	assert_null(isocam_format_by_index(3));
+	/* The bridge's JPEG of the sensor's YUYV: last, and compressed. */
+	fi = isocam_format_by_index(3);
+	assert_non_null(fi);
+	assert_int_equal(fi->fourcc, V4L2_PIX_FMT_MJPEG);
+	assert_int_equal(fi->mbus_code, MEDIA_BUS_FMT_YUYV8_2X8);
+	assert_int_equal(fi->sensor_fmt, IC1280_FMT_YUYV);
+	assert_int_equal(fi->codec, ISOCAM_CODEC_JPEG);
+	assert_true(fi->compressed);
+	assert_int_equal(fi->colorspace, V4L2_COLORSPACE_JPEG);
+	for (fi = isocam_format_by_index(0); fi != isocam_format_by_index(3);
+	     fi++) {
+		assert_int_equal(fi->codec, ISOCAM_CODEC_RAW);
+		assert_false(fi->compressed);
+	}
+
+	assert_null(isocam_format_by_index(4));
 	assert_null(isocam_format_by_index(~0U));
 }
 
@@ -87,7 +102,12 @@ static void test_lookup(void **state)
 		/* Every sensor format appears exactly once. */
 		assert_int_equal(fi->sensor_fmt, i);
 	}
-	assert_null(isocam_format_by_fourcc(V4L2_PIX_FMT_MJPEG));
+	/* The sensor's YUYV is YUYV, MJPEG only by its fourcc. */
+	assert_ptr_equal(isocam_format_by_mbus(MEDIA_BUS_FMT_YUYV8_2X8),
+			 isocam_format_by_index(0));
+	assert_ptr_equal(isocam_format_by_fourcc(V4L2_PIX_FMT_MJPEG),
+			 isocam_format_by_index(3));
+	assert_null(isocam_format_by_fourcc(V4L2_PIX_FMT_JPEG));
 	assert_null(isocam_format_by_fourcc(0));
 	assert_null(isocam_format_by_mbus(MEDIA_BUS_FMT_SBGGR8_1X8));
 	assert_null(isocam_format_by_mbus(0));
@@ -110,6 +130,9 @@ static void test_sizes(void **state)
 		{ V4L2_PIX_FMT_GREY, 640, 480, 640, 307200 },
 		{ V4L2_PIX_FMT_GREY, 320, 240, 320, 76800 },
 		{ V4L2_PIX_FMT_GREY, 160, 120, 160, 19200 },
+		/* No lines; the size is the bridge's largest JPEG. */
+		{ V4L2_PIX_FMT_MJPEG, 1280, 960, 0, 1280 * 960 / 4 + 32768 },
+		{ V4L2_PIX_FMT_MJPEG, 160, 120, 0, 160 * 120 / 4 + 32768 },
 	};
 	unsigned int i;
 
@@ -190,6 +213,14 @@ static void test_pick_alt(void **state)
 	assert_int_equal(isocam_pick_alt(alt_bytes, n, 2457600, 1, 30), -1);
 	/* 640x480 YUYV at 60 fps, 37 MB/s: impossible. */
 	assert_int_equal(isocam_pick_alt(alt_bytes, n, 614400, 1, 60), -1);
+	/* 1280x960 MJPEG at 30 fps, at most 10.3 MB/s: 2x1024. */
+	assert_int_equal(isocam_pick_alt(alt_bytes, n,
+					 ISOCAM_JPEG_MAX_FRAME(1280, 960), 1,
+					 30), 6);
+	/* 640x480 MJPEG at 60 fps, at most 6.6 MB/s: 1024. */
+	assert_int_equal(isocam_pick_alt(alt_bytes, n,
+					 ISOCAM_JPEG_MAX_FRAME(640, 480), 1,
+					 60), 5);
 	/* Alt 0 alone carries nothing; no alts at all neither. */
 	assert_int_equal(isocam_pick_alt(alt_bytes, 1, 19200, 1, 30), -1);
 	assert_int_equal(isocam_pick_alt(alt_bytes, 0, 19200, 1, 30), -1);
