@@ -165,7 +165,7 @@ static bool apply_set(struct scene_params *p, const char *kv)
 }
 
 /* Name/value pairs of the stamped params, for --timeline. */
-#define N_FIELDS 15
+#define N_FIELDS 16
 static void fields(const struct scene_params *p, const char **name, long *val)
 {
 	int i = 0;
@@ -186,6 +186,7 @@ static void fields(const struct scene_params *p, const char **name, long *val)
 	F("pattern", p->test_pattern);
 	F("aec", p->aec);
 	F("fll", p->frame_length);
+	F("quality", p->jpeg_quality);
 #undef F
 }
 

@@ -83,11 +83,15 @@ static void write_capture(uint8_t fmt, const uint32_t *counters, unsigned int n,
 	scene_free(sc);
 }
 
-/* An MJPEG capture: JPEGs back to back, each mangled (may change length). */
+/*
+ * An MJPEG capture: JPEGs back to back, each mangled (may change length);
+ * from frame `at` on at quality2.
+ */
 typedef size_t (*mangle_jpeg_fn)(uint8_t *jpg, size_t len, unsigned int i);
 
-static void write_mjpeg(const uint32_t *counters, unsigned int n,
-			uint8_t quality, mangle_jpeg_fn mangle)
+static void write_mjpeg2(const uint32_t *counters, unsigned int n,
+			 uint8_t quality, mangle_jpeg_fn mangle,
+			 unsigned int at, uint8_t quality2)
 {
 	struct scene *sc = scene_new();
 	struct mjpeg *m = mjpeg_new();
@@ -99,7 +103,8 @@ static void write_mjpeg(const uint32_t *counters, unsigned int n,
 
 	assert_non_null(o);
 	for (i = 0; i < n; i++) {
-		len = mjpeg_frame(m, sc, &p, quality, counters[i], f, cap);
+		len = mjpeg_frame(m, sc, &p, i < at ? quality : quality2,
+				  counters[i], f, cap);
 		assert_true(len > 0);
 		if (mangle)
 			len = mangle(f, len, i);
@@ -109,6 +114,12 @@ static void write_mjpeg(const uint32_t *counters, unsigned int n,
 	free(f);
 	mjpeg_free(m);
 	scene_free(sc);
+}
+
+static void write_mjpeg(const uint32_t *counters, unsigned int n,
+			uint8_t quality, mangle_jpeg_fn mangle)
+{
+	write_mjpeg2(counters, n, quality, mangle, n, quality);
 }
 
 static void seq(uint32_t *c, unsigned int n)
@@ -433,6 +444,12 @@ static void test_mjpeg(void **state)
 	assert_int_equal(r.status, 1);
 	assert_has(&r, "ends with a JPEG cut off after");
 	assert_has(&r, "4 frames checked");
+
+	/* --timeline shows where the quality changed. */
+	write_mjpeg2(c, 8, 85, NULL, 6, 30);
+	check(&r, "--format mjpeg --size 160x120 --timeline");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, "\nframe 6 counter 6: quality 85 -> 30\n");
 
 	/* Raw frames are no JPEGs. */
 	write_capture(IC1280_FMT_YUYV, c, 3, NULL, NULL);
