@@ -2,6 +2,7 @@
 # bench_scene: the emulator's per-frame cost against memcpy. Built with
 # the release flags: it measures what isocam-emu runs.
 $(BUILD)/bench/bench_scene: $(ROOT)/tests/bench/bench_scene.c \
+		$(ROOT)/tests/bench/bench_ref.h \
 		$(EMU_MODEL_SRCS) $(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
@@ -12,6 +13,7 @@ BENCHES += $(BUILD)/bench/bench_scene
 # bench_mjpeg: the bridge's JPEG encoder, a real encode and a rotated frame
 # against memcpy of the raw frame.
 $(BUILD)/bench/bench_mjpeg: $(ROOT)/tests/bench/bench_mjpeg.c \
+		$(ROOT)/tests/bench/bench_ref.h \
 		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \

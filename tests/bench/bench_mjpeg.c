@@ -15,45 +15,11 @@
 
 #include <isocam/ic1280_regs.h>
 
+#include "bench_ref.h"
 #include "mjpeg.h"
 #include "scene.h"
 
 #define QUALITY	85
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static volatile uint8_t sink;
-
-static double t_memcpy(size_t size, unsigned int n)
-{
-	uint8_t *a = malloc(size), *b = malloc(size);
-	double best = 1e9;
-	unsigned int r, i;
-
-	memset(a, 1, size);
-	memset(b, 2, size);
-	for (r = 0; r < 3; r++) {
-		double t = now();
-
-		for (i = 0; i < n; i++) {
-			a[i % size] = (uint8_t)i;
-			memcpy(b, a, size);
-		}
-		t = (now() - t) / n;
-		sink = b[i % size];
-		if (t < best)
-			best = t;
-	}
-	free(a);
-	free(b);
-	return best;
-}
 
 int main(void)
 {
@@ -68,29 +34,29 @@ int main(void)
 							     sizes[s][1]);
 		size_t raw = scene_frame_size(&p), len = 0;
 		uint8_t *out = malloc(raw);
-		double mc = t_memcpy(raw, 200), enc = 1e9, frame = 1e9;
+		double mc = bench_memcpy(raw, 200), enc = 1e9, frame = 1e9;
 		unsigned int r, i, n = 320;
 
 		for (r = 0; r < 3; r++) {
 			struct scene *sc = scene_new();
 			struct mjpeg *m = mjpeg_new();
-			double t = now();
+			double t = bench_now();
 
 			if (mjpeg_prepare(m, sc, &p, QUALITY))
 				return 1;
-			t = (now() - t) / mjpeg_encodes(m);
+			t = (bench_now() - t) / mjpeg_encodes(m);
 			if (t < enc)
 				enc = t;
-			t = now();
+			t = bench_now();
 			for (i = 0; i < n; i++)
 				len = mjpeg_frame(m, sc, &p, QUALITY, i, out, raw);
-			t = (now() - t) / n;
+			t = (bench_now() - t) / n;
 			if (t < frame)
 				frame = t;
 			mjpeg_free(m);
 			scene_free(sc);
 		}
-		sink = out[0];
+		bench_sink = out[0];
 		printf("%5ux%-5u %9.1f %7.1fx %7.2fx %8zu\n", p.width, p.height,
 		       mc * 1e6, enc / mc, frame / mc, len);
 		free(out);

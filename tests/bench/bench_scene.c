@@ -20,44 +20,9 @@
 #include <isocam/ic1280_regs.h>
 
 #include "ic1280_model.h"
+#include "bench_ref.h"
 #include "scene.h"
 #include "video_stream.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Keeps the compiler from dropping work whose result nobody reads. */
-static volatile uint8_t sink;
-
-static double t_memcpy(size_t size, unsigned int n)
-{
-	uint8_t *a = malloc(size), *b = malloc(size);
-	double best = 1e9;
-	unsigned int r, i;
-
-	memset(a, 1, size);
-	memset(b, 2, size);
-	for (r = 0; r < 3; r++) {
-		double t = now();
-
-		for (i = 0; i < n; i++) {
-			a[i % size] = (uint8_t)i;
-			memcpy(b, a, size);
-		}
-		t = (now() - t) / n;
-		sink = b[i % size];
-		if (t < best)
-			best = t;
-	}
-	free(a);
-	free(b);
-	return best;
-}
 
 /* Per-frame render time: cold (fresh scene) and warm (same counters). */
 static void t_render(const struct scene_params *p, unsigned int n,
@@ -74,38 +39,38 @@ static void t_render(const struct scene_params *p, unsigned int n,
 		struct scene *sc = scene_new();
 
 		scene_render(sc, p, 0, buf);	/* tables, not per frame */
-		t = now();
+		t = bench_now();
 		for (i = 1; i <= n; i++)
 			scene_render(sc, p, i, buf);
-		t = (now() - t) / n;
+		t = (bench_now() - t) / n;
 		if (t < *cold)
 			*cold = t;
-		t = now();
+		t = bench_now();
 		for (i = 1; i <= n; i++)
 			scene_render(sc, p, i, buf);
-		t = (now() - t) / n;
+		t = (bench_now() - t) / n;
 		if (t < *warm)
 			*warm = t;
-		t = now();
+		t = bench_now();
 		for (i = 1; i <= n / 4; i++) {
 			q.brightness = (int8_t)(i & 1 ? 20 : 0);
 			scene_render(sc, &q, i, buf);
 		}
-		t = (now() - t) / (n / 4);
+		t = (bench_now() - t) / (n / 4);
 		if (t < *rebuild)
 			*rebuild = t;
 		q = *p;
-		t = now();
+		t = bench_now();
 		for (i = 1; i <= n / 4; i++) {
 			q.flip = i & 1 ? IC1280_FLIP_H : 0;
 			scene_render(sc, &q, i, buf);
 		}
-		t = (now() - t) / (n / 4);
+		t = (bench_now() - t) / (n / 4);
 		if (t < *geometry)
 			*geometry = t;
 		scene_free(sc);
 	}
-	sink = buf[0];
+	bench_sink = buf[0];
 	free(buf);
 }
 
@@ -142,19 +107,19 @@ static double t_stream(uint16_t w, uint16_t h, unsigned int frames)
 			bus += 125000;
 			video_stream_get_stats(vs, &st);
 		} while (st.frames_sent < 1);
-		t = now();
+		t = bench_now();
 		do {
 			video_stream_packet(vs, bus, pkt, sizeof(pkt));
 			bus += 125000;
 			video_stream_get_stats(vs, &st);
 		} while (st.frames_sent < 1 + frames);
-		t = (now() - t) / frames;
+		t = (bench_now() - t) / frames;
 		if (t < best)
 			best = t;
 		video_stream_free(vs);
 		ic1280_free(s);
 	}
-	sink = pkt[0];
+	bench_sink = pkt[0];
 	return best;
 }
 
@@ -175,7 +140,7 @@ int main(void)
 							  sizes[i].w, sizes[i].h);
 		double mc, cold, warm, rebuild, geom, st;
 
-		mc = t_memcpy(scene_frame_size(&p), sizes[i].n);
+		mc = bench_memcpy(scene_frame_size(&p), sizes[i].n);
 		t_render(&p, sizes[i].n, &cold, &warm, &rebuild, &geom);
 		st = t_stream(sizes[i].w, sizes[i].h, 20);
 		printf("%5ux%-10u %10.1f %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx\n",
