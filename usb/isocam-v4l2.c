@@ -21,10 +21,13 @@
 /* Buffers the driver needs before streaming starts (one fills, one waits). */
 #define ISOCAM_MIN_BUFFERS	2
 /*
- * read() keeps this many: the reader copies one frame out while the next
- * fills and two more absorb its scheduling delays.
+ * REQBUFS (and read()) get at least this many: one fills, one is with the
+ * application and two absorb its scheduling delays, so an application
+ * late by up to two frame intervals loses no frame. With the two that
+ * many ask for (v4l2-compliance does), one interval late drops a frame.
+ * CREATE_BUFS gets what it asks for.
  */
-#define ISOCAM_READ_BUFFERS	4
+#define ISOCAM_MIN_ALLOC	4
 
 /* ---- formats, sizes and intervals from the sensor ---- */
 
@@ -194,8 +197,8 @@ static int isocam_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
 {
 	struct isocam_dev *dev = vb2_get_drv_priv(q);
 
-	if (vb2_fileio_is_active(q))
-		*nbuffers = max_t(unsigned int, *nbuffers, ISOCAM_READ_BUFFERS);
+	if (!*nplanes && q->num_buffers + *nbuffers < ISOCAM_MIN_ALLOC)
+		*nbuffers = ISOCAM_MIN_ALLOC - q->num_buffers;
 	if (*nplanes)
 		return sizes[0] < dev->pix.sizeimage ? -EINVAL : 0;
 	*nplanes = 1;
@@ -371,7 +374,7 @@ static int isocam_g_parm(struct file *file, void *fh,
 	/* A stream that fell back to a smaller alt runs slower than set. */
 	cp->timeperframe = dev->streaming ? dev->stream_tpf :
 					    dev->timeperframe;
-	cp->readbuffers = ISOCAM_READ_BUFFERS;
+	cp->readbuffers = ISOCAM_MIN_ALLOC;
 	return 0;
 }
 
