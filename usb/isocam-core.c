@@ -120,14 +120,18 @@ static int isocam_parse_alts(struct isocam_dev *dev)
 static int isocam_stats_show(struct seq_file *s, void *unused)
 {
 	struct isocam_dev *dev = s->private;
+	struct isocam_clock_stats cs;
 	struct isocam_asm_stats as;
 	struct isocam_stats st;
 	unsigned long flags;
 	u32 alt, pbytes;
+	bool hw_ts;
 
 	spin_lock_irqsave(&dev->slock, flags);
 	isocam_asm_totals(dev, &as);
 	st = dev->stats;
+	cs = dev->clock_snap;
+	hw_ts = dev->hw_ts;
 	alt = dev->alt;
 	pbytes = dev->packet_bytes;
 	spin_unlock_irqrestore(&dev->slock, flags);
@@ -157,6 +161,12 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "bad_urbs:         %u\n", st.bad_urbs);
 	seq_printf(s, "bad_descs:        %u\n", st.bad_descs);
 	seq_printf(s, "stream_failures:  %u\n", st.stream_failures);
+	seq_printf(s, "timestamps:       %s\n",
+		   hw_ts ? "camera clock" : "arrival");
+	seq_printf(s, "clock_samples:    %u\n", cs.samples);
+	seq_printf(s, "clock_late:       %u\n", cs.late);
+	seq_printf(s, "clock_resets:     %u\n", cs.resets);
+	seq_printf(s, "ts_clamped:       %u\n", st.ts_clamped);
 	seq_printf(s, "i2c_transfers:    %u\n", READ_ONCE(dev->i2c_transfers));
 	seq_printf(s, "i2c_errors:       %u\n", READ_ONCE(dev->i2c_errors));
 	return 0;

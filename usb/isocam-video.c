@@ -50,6 +50,11 @@ module_param(stall_ms, uint, 0644);
 MODULE_PARM_DESC(stall_ms,
 		 "end a stream that delivers no frame for this long (ms; at least 3 frame intervals; default 3000)");
 
+static bool hwtimestamps = true;
+module_param(hwtimestamps, bool, 0644);
+MODULE_PARM_DESC(hwtimestamps,
+		 "stamp buffers with the start of exposure from the camera's clock (default Y; N: the first packet's arrival), taken at stream start");
+
 /*
  * The watchdog counts ticks, not elapsed time: a guest that was frozen
  * for seconds wakes with one late tick, not a stall.
@@ -75,7 +80,7 @@ static bool isocam_get_buf(void *priv, struct isocam_asm_buf *ab)
 		return false;
 
 	buf->vb.sequence = seq;
-	/* Start of exposure is unknown; the first packet's arrival is close. */
+	/* Until the PTS says better: the first packet's arrival. */
 	buf->vb.vb2_buf.timestamp = dev->pkt_ts;
 	ab->cookie = buf;
 	ab->vaddr = vb2_plane_vaddr(&buf->vb.vb2_buf, 0);
@@ -87,6 +92,30 @@ static bool isocam_get_buf(void *priv, struct isocam_asm_buf *ab)
 	return true;
 }
 
+/*
+ * The frame's start of exposure on the host's clock when the camera's
+ * clock is known (PTS through isocam_clock), else its first packet's
+ * arrival; never before the previous frame's, to the microsecond that
+ * userspace sees.
+ */
+static void isocam_stamp(struct isocam_dev *dev, struct isocam_buffer *buf,
+			 bool pts_valid, u32 pts)
+{
+	u64 ts = buf->vb.vb2_buf.timestamp;
+	unsigned long flags;
+
+	if (dev->hw_ts && pts_valid)
+		isocam_clock_to_host(&dev->clock, pts, &ts);
+	if (dev->last_ts && ts < dev->last_ts + NSEC_PER_USEC) {
+		ts = dev->last_ts + NSEC_PER_USEC;
+		spin_lock_irqsave(&dev->slock, flags);
+		dev->stats.ts_clamped++;
+		spin_unlock_irqrestore(&dev->slock, flags);
+	}
+	buf->vb.vb2_buf.timestamp = ts;
+	dev->last_ts = ts;
+}
+
 static void isocam_buf_done(void *priv, struct isocam_asm_buf *ab,
 			    u32 bytesused, bool error, bool pts_valid, u32 pts)
 {
@@ -96,6 +125,7 @@ static void isocam_buf_done(void *priv, struct isocam_asm_buf *ab,
 					      VB2_BUF_STATE_DONE;
 	unsigned long flags;
 
+	isocam_stamp(dev, buf, pts_valid, pts);
 	buf->vb.field = V4L2_FIELD_NONE;
 	vb2_set_plane_payload(&buf->vb.vb2_buf, 0, bytesused);
 	spin_lock_irqsave(&dev->slock, flags);
@@ -108,9 +138,19 @@ static void isocam_buf_done(void *priv, struct isocam_asm_buf *ab,
 	spin_unlock_irqrestore(&dev->slock, flags);
 }
 
+/* A packet's SCR: the camera's clock when it left, with its arrival. */
+static void isocam_scr(void *priv, u32 stc)
+{
+	struct isocam_dev *dev = priv;
+
+	if (dev->hw_ts)
+		isocam_clock_sample(&dev->clock, stc, dev->pkt_ts);
+}
+
 static const struct isocam_asm_ops isocam_asm_ops = {
 	.get_buf = isocam_get_buf,
 	.buf_done = isocam_buf_done,
+	.scr = isocam_scr,
 };
 
 /* ---- the stream's end for the application ---- */
@@ -241,6 +281,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 	dev->stats.bad_descs += bad;
 	dev->stats.packet_errors += errors;
 	dev->asm_snap = dev->assembler.stats;
+	dev->clock_snap = dev->clock.stats;
 	spin_unlock_irqrestore(&dev->slock, flags);
 }
 
@@ -593,6 +634,7 @@ void isocam_stream_init(struct isocam_dev *dev)
 	INIT_LIST_HEAD(&dev->held);
 	init_usb_anchor(&dev->anchor);
 	INIT_DELAYED_WORK(&dev->watchdog, isocam_watchdog);
+	isocam_clock_init(&dev->clock);
 }
 
 /* Hand the buffers held during a start to vb2 as state (or their own). */
@@ -644,7 +686,10 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 
 	dev->sequence = 0;
 	dev->stream_tpf = *tpf;
+	isocam_clock_reset(&dev->clock);
+	dev->last_ts = 0;
 	spin_lock_irqsave(&dev->slock, flags);
+	dev->hw_ts = READ_ONCE(hwtimestamps);
 	/* isocam_asm_init() zeroes the counters: keep them. */
 	isocam_asm_stats_add(&dev->asm_past, &dev->assembler.stats);
 	isocam_asm_init(&dev->assembler, &isocam_asm_ops, dev,

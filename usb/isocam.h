@@ -22,6 +22,7 @@
 #include <media/videobuf2-v4l2.h>
 
 #include "frame_assembler.h"
+#include "isocam_clock.h"
 #include "isocam_format.h"
 
 #define ISOCAM_DRIVER_NAME	"isocam"
@@ -55,6 +56,7 @@ struct isocam_stats {
 	u32 bad_urbs;		/* URBs completed with an impossible count */
 	u32 bad_descs;		/* packets whose fields were not ours */
 	u32 stream_failures;	/* streams ended for the application */
+	u32 ts_clamped;		/* stamps raised to keep them increasing */
 };
 
 struct isocam_dev {
@@ -132,6 +134,16 @@ struct isocam_dev {
 	bool streaming;
 	u32 sequence;
 	u64 pkt_ts;		/* estimated arrival of the packet being fed */
+	/*
+	 * Buffer timestamps: the camera's clock mapped to the host's, or
+	 * (hw_ts false, module parameter hwtimestamps) the first packet's
+	 * arrival. last_ts keeps them increasing. Completion context only,
+	 * like the assembler; clock_snap is for other readers, under slock.
+	 */
+	bool hw_ts;
+	struct isocam_clock clock;
+	struct isocam_clock_stats clock_snap;
+	u64 last_ts;
 	/*
 	 * While a start may still fail, finished buffers wait in held: vb2
 	 * wants every buffer of a failed start back as QUEUED, none done.

@@ -17,11 +17,18 @@
  * end are dequeued too, so missing counts every drop but the last.
  *
  * Prints one line:
- *   frames=N good=G error=E gaps=S missing=M end=REASON [errno=NAME]
- * REASON is count (FRAMES buffers dequeued), dqbuf (DQBUF failed: errno),
+ *   bufs=B frames=N good=G error=E gaps=S missing=M end=REASON [errno=NAME]
+ *   ts_bad=B ts_lag_us=L ts_worst_us=W
+ * B is the buffer count REQBUFS gave (BUFFERS asked for). REASON is count (FRAMES buffers dequeued), dqbuf (DQBUF failed: errno),
  * pollerr (poll reported an error, DQBUF then failed), streamon (STREAMON
  * failed) or stall (no buffer and no error for TIMEOUT_MS). gaps counts
  * jumps in the buffers' sequence numbers, missing the numbers skipped.
+ * Timestamps: ts_bad counts buffers not flagged monotonic and start of
+ * exposure, stamped no later than the one before, or stamped after the
+ * DQBUF that returned them; ts_lag_us is the mean time from stamp to
+ * DQBUF, ts_worst_us the worst difference between two consecutive
+ * stamps and their sequence numbers' distance in frame intervals (G_PARM):
+ * numbers for a test to log, not to judge by.
  * Exit status: 0 for count, dqbuf, pollerr and streamon, 3 for stall, 1
  * for a setup failure.
  */
@@ -42,10 +49,22 @@
 
 #define MAX_BUFFERS	16
 
+struct stamps {
+	uint64_t interval_ns;	/* G_PARM's; 0 if unknown */
+	bool have;
+	uint64_t last_ns;
+	uint32_t last_seq;
+	unsigned long n, bad;
+	double lag_ns;		/* sum of DQBUF time - stamp */
+	uint64_t worst_ns;
+};
+
 struct outcome {
+	unsigned int bufs;
 	unsigned long frames, good, error, gaps, missing;
 	const char *end;
 	int err;
+	struct stamps ts;
 };
 
 static int xioctl(int fd, unsigned long req, void *arg)
@@ -66,11 +85,51 @@ static void usage(void)
 
 static void print_outcome(const struct outcome *o)
 {
-	printf("frames=%lu good=%lu error=%lu gaps=%lu missing=%lu end=%s",
-	       o->frames, o->good, o->error, o->gaps, o->missing, o->end);
+	printf("bufs=%u frames=%lu good=%lu error=%lu gaps=%lu missing=%lu end=%s",
+	       o->bufs, o->frames, o->good, o->error, o->gaps, o->missing, o->end);
 	if (o->err)
 		printf(" errno=%s", strerrorname_np(o->err));
-	printf("\n");
+	printf(" ts_bad=%lu ts_lag_us=%.0f ts_worst_us=%.0f\n", o->ts.bad,
+	       o->ts.n ? o->ts.lag_ns / o->ts.n / 1e3 : 0.0,
+	       (double)o->ts.worst_ns / 1e3);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* Judge a buffer's timestamp, just dequeued at dq_ns. */
+static void check_stamp(struct stamps *st, const struct v4l2_buffer *b,
+			uint64_t dq_ns)
+{
+	uint64_t ns = (uint64_t)b->timestamp.tv_sec * 1000000000ull +
+		      (uint64_t)b->timestamp.tv_usec * 1000ull;
+
+	if ((b->flags & V4L2_BUF_FLAG_TIMESTAMP_MASK) !=
+	    V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC ||
+	    (b->flags & V4L2_BUF_FLAG_TSTAMP_SRC_MASK) !=
+	    V4L2_BUF_FLAG_TSTAMP_SRC_SOE || ns > dq_ns ||
+	    (st->have && ns <= st->last_ns))
+		st->bad++;
+	if (st->have && ns > st->last_ns && st->interval_ns) {
+		uint64_t want = (uint32_t)(b->sequence - st->last_seq) *
+				st->interval_ns;
+		uint64_t d = ns - st->last_ns;
+		uint64_t dev = d > want ? d - want : want - d;
+
+		if (dev > st->worst_ns)
+			st->worst_ns = dev;
+	}
+	if (ns <= dq_ns)
+		st->lag_ns += (double)(dq_ns - ns);
+	st->n++;
+	st->have = true;
+	st->last_ns = ns;
+	st->last_seq = b->sequence;
 }
 
 struct seq_state {
@@ -100,6 +159,7 @@ static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
 			o->end = (p.revents & POLLERR) ? "pollerr" : "dqbuf";
 			return -1;
 		}
+		check_stamp(&o->ts, b, mono_ns());
 		break;
 	}
 	if (seq->have && b->sequence != seq->last + 1) {
@@ -163,6 +223,7 @@ int main(int argc, char **argv)
 	int timeout_ms = 10000, nbufs = 4, retries = 0, late_ms = 0, opt, fd;
 	int type, ret;
 	struct v4l2_requestbuffers rb = { 0 };
+	struct v4l2_streamparm parm = { 0 };
 	struct outcome o = { 0 };
 	unsigned int i;
 
@@ -197,6 +258,12 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	if (!xioctl(fd, VIDIOC_G_PARM, &parm) &&
+	    parm.parm.capture.timeperframe.denominator)
+		o.ts.interval_ns = (uint64_t)parm.parm.capture.timeperframe.numerator *
+				   1000000000ull /
+				   parm.parm.capture.timeperframe.denominator;
 	rb.count = (uint32_t)nbufs;
 	rb.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	rb.memory = V4L2_MEMORY_MMAP;
@@ -204,6 +271,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "isocam-stream: REQBUFS: %s\n", strerror(errno));
 		return 1;
 	}
+	if (rb.count > MAX_BUFFERS) {
+		fprintf(stderr, "isocam-stream: REQBUFS gave %u buffers, more than %d\n",
+			rb.count, MAX_BUFFERS);
+		return 1;
+	}
+	o.bufs = rb.count;
 	for (i = 0; i < rb.count; i++) {
 		struct v4l2_buffer b = {
 			.type = V4L2_BUF_TYPE_VIDEO_CAPTURE,
