@@ -7,7 +7,7 @@
  * buffer with a timeout and reports a stall as its own outcome.
  *
  *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES]
- *                 [-l LATE_MS] DEVICE
+ *                 [-l LATE_MS] [-T FILE] DEVICE
  *
  * -r retries a failed STREAMON on the same file handle, with the same
  * buffers, as an application would: a failed start must leave the queue
@@ -28,7 +28,8 @@
  * DQBUF that returned them; ts_lag_us is the mean time from stamp to
  * DQBUF, ts_worst_us the worst difference between two consecutive
  * stamps and their sequence numbers' distance in frame intervals (G_PARM):
- * numbers for a test to log, not to judge by.
+ * numbers for a test to log, not to judge by. -T writes one line per
+ * buffer to FILE, "sequence stamp_ns dqbuf_ns", for benchmarks.
  * Exit status: 0 for count, dqbuf, pollerr and streamon, 3 for stall, 1
  * for a setup failure.
  */
@@ -50,6 +51,7 @@
 #define MAX_BUFFERS	16
 
 struct stamps {
+	FILE *log;		/* -T */
 	uint64_t interval_ns;	/* G_PARM's; 0 if unknown */
 	bool have;
 	uint64_t last_ns;
@@ -79,7 +81,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] [-l LATE_MS] DEVICE\n");
+	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] [-l LATE_MS] [-T FILE] DEVICE\n");
 	exit(1);
 }
 
@@ -126,6 +128,9 @@ static void check_stamp(struct stamps *st, const struct v4l2_buffer *b,
 	}
 	if (ns <= dq_ns)
 		st->lag_ns += (double)(dq_ns - ns);
+	if (st->log)
+		fprintf(st->log, "%u %llu %llu\n", b->sequence,
+			(unsigned long long)ns, (unsigned long long)dq_ns);
 	st->n++;
 	st->have = true;
 	st->last_ns = ns;
@@ -227,7 +232,7 @@ int main(int argc, char **argv)
 	struct outcome o = { 0 };
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "n:t:b:r:l:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:l:T:")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoul(optarg, NULL, 0);
@@ -243,6 +248,14 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			late_ms = atoi(optarg);
+			break;
+		case 'T':
+			o.ts.log = fopen(optarg, "w");
+			if (!o.ts.log) {
+				fprintf(stderr, "isocam-stream: %s: %s\n", optarg,
+					strerror(errno));
+				return 1;
+			}
 			break;
 		default:
 			usage();
@@ -307,5 +320,9 @@ int main(int argc, char **argv)
 	/* STREAMOFF and close are part of what is tested: time them out too. */
 	xioctl(fd, VIDIOC_STREAMOFF, &type);
 	close(fd);
+	if (o.ts.log && fclose(o.ts.log)) {
+		fprintf(stderr, "isocam-stream: writing -T: %s\n", strerror(errno));
+		return 1;
+	}
 	return strcmp(o.end, "stall") ? 0 : 3;
 }

@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Benchmark (make bench, issue 13): how evenly buffers are stamped, with
+# the camera's clock recovered (hwtimestamps=Y) against the first packet's
+# arrival (hwtimestamps=N), in the same boot, at 640x480 YUYV 30 fps.
+# The emulated camera captures exactly one frame interval apart, so a
+# stamp spacing's departure from (sequence distance x interval) is the
+# stamping's own jitter. Then ffmpeg captures with the recovered stamps
+# and its "non monotonically increasing dts" warnings are counted.
+# Frames per run: $ISOCAM_BUILD/bench/ts-frames (make bench BENCH_TS_FRAMES=N),
+# else 900. Prints lines starting "bench:"; asserts nothing about speed.
+# vm-timeout: 7200
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+
+require_cmd v4l2-ctl ffmpeg awk
+STREAM=$ISOCAM_BUILD/isocam-stream
+[ -x "$STREAM" ] || fail "$STREAM is not built (make)"
+PARAM=/sys/module/isocam/parameters/hwtimestamps
+FRAMES=900
+[ ! -r "$ISOCAM_BUILD/bench/ts-frames" ] || FRAMES=$(cat "$ISOCAM_BUILD/bench/ts-frames")
+INTERVAL_NS=33333333
+
+cleanup() {
+	set +e
+	[ ! -w "$PARAM" ] || echo Y >"$PARAM"
+	detach_camera
+	stop_emu
+}
+trap cleanup EXIT
+
+camera_start
+NODE=$CAMERA_VIDEO
+driver_debugfs
+v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
+	--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"
+"$STREAM" -b 8 -n 30 -t 10000 "$NODE" >/dev/null || fail "warm-up stream failed"
+
+# spacing FILE: "frames rms_us p99_us max_us" of the stamps' departure from
+# the frame interval, over the frames after the first second (the clock's
+# warm-up, and the stream's start).
+spacing() {
+	awk -v iv="$INTERVAL_NS" '
+		NR > 1 && NR > 31 {
+			d = ($2 - ts) - ($1 - seq) * iv
+			if (d < 0) d = -d
+			v[n++] = d; ss += d * d
+		}
+		{ seq = $1; ts = $2 }
+		END {
+			if (!n) { print "0 0 0 0"; exit }
+			asort(v)
+			printf "%d %.1f %.1f %.1f\n", n, sqrt(ss / n) / 1e3,
+				v[int(n * 0.99)] / 1e3, v[n] / 1e3
+		}' "$1"
+}
+
+for mode in Y N; do
+	echo "$mode" >"$PARAM"
+	r=$("$STREAM" -b 8 -n "$FRAMES" -t 10000 -T "$RESULTS/stamps-$mode.txt" "$NODE") ||
+		fail "isocam-stream: $r"
+	assert_match "$r" 'end=count' "the stream with hwtimestamps=$mode"
+	read -r n rms p99 max < <(spacing "$RESULTS/stamps-$mode.txt")
+	eval "RMS_$mode=$rms MAX_$mode=$max"
+	echo "bench: stamps hwtimestamps=$mode: $n spacings, departure from the frame interval rms $rms us, p99 $p99 us, max $max us ($r)"
+done
+echo "bench: stamps: arrival / recovered jitter: rms $(awk -v a="$RMS_N" -v b="$RMS_Y" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')x, max $(awk -v a="$MAX_N" -v b="$MAX_Y" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')x"
+
+echo Y >"$PARAM"
+ffmpeg -hide_banner -nostdin -f v4l2 -input_format yuyv422 -video_size 640x480 \
+	-framerate 30 -i "$NODE" -frames:v "$FRAMES" -f rawvideo -y /dev/null \
+	>"$RESULTS/ffmpeg.log" 2>&1 || fail "ffmpeg failed (see ffmpeg.log)"
+dts=$(grep -c 'non monotonically increasing dts' "$RESULTS/ffmpeg.log" || true)
+echo "bench: ffmpeg, $FRAMES frames with recovered stamps: $dts 'non monotonically increasing dts' warnings"
+cat "$DBG/stats" >"$RESULTS/stats.txt"
