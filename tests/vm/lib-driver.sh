@@ -106,3 +106,27 @@ unplug() {
 	wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
 	[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
 }
+
+# stamps_camera_start: the camera at 640x480 YUYV 30 fps, warmed up, for
+# the timestamp test and benchmark; sets NODE, DBG and HWTS (the writable
+# hwtimestamps parameter, put back to Y when the script exits).
+stamps_camera_start() {
+	HWTS=/sys/module/isocam/parameters/hwtimestamps
+	# shellcheck disable=SC2317
+	_stamps_cleanup() {
+		set +e
+		[ ! -w "$HWTS" ] || echo Y >"$HWTS"
+		detach_camera
+		stop_emu
+	}
+	trap _stamps_cleanup EXIT
+	camera_start
+	NODE=$CAMERA_VIDEO
+	driver_debugfs
+	[ -w "$HWTS" ] || fail "no writable $HWTS"
+	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
+		--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"
+	# The first stream after boot pays for TCG translating its code paths.
+	"$ISOCAM_BUILD/isocam-stream" -b 8 -n 30 -t 10000 "$NODE" >/dev/null ||
+		fail "warm-up stream failed"
+}

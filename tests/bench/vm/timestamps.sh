@@ -17,25 +17,12 @@
 require_cmd v4l2-ctl ffmpeg awk
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
-PARAM=/sys/module/isocam/parameters/hwtimestamps
 FRAMES=900
 [ ! -r "$ISOCAM_BUILD/bench/ts-frames" ] || FRAMES=$(cat "$ISOCAM_BUILD/bench/ts-frames")
 INTERVAL_NS=33333333
 
-cleanup() {
-	set +e
-	[ ! -w "$PARAM" ] || echo Y >"$PARAM"
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
-camera_start
-NODE=$CAMERA_VIDEO
-driver_debugfs
-v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
-	--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"
-"$STREAM" -b 8 -n 30 -t 10000 "$NODE" >/dev/null || fail "warm-up stream failed"
+stamps_camera_start
+PARAM=$HWTS
 
 # spacing FILE: "frames rms_us p99_us max_us" of the stamps' departure from
 # the frame interval, over the frames after the first second (the clock's

@@ -22,25 +22,10 @@ require_cmd v4l2-ctl
 
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
-PARAM=/sys/module/isocam/parameters/hwtimestamps
 
-cleanup() {
-	set +e
-	[ ! -w "$PARAM" ] || echo Y >"$PARAM"
-	detach_camera
-	stop_emu
-}
-trap cleanup EXIT
-
-camera_start
-NODE=$CAMERA_VIDEO
-driver_debugfs
-[ -w "$PARAM" ] || fail "no writable $PARAM"
+stamps_camera_start
+PARAM=$HWTS
 assert_eq "$(cat "$PARAM")" Y "hwtimestamps by default"
-v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
-	--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"
-# The first stream after boot pays for TCG translating its code paths.
-"$STREAM" -b 8 -n 30 -t 10000 "$NODE" >/dev/null || fail "warm-up stream failed"
 
 field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
 
