@@ -29,18 +29,18 @@ PARAM=$HWTS
 # warm-up, and the stream's start).
 spacing() {
 	awk -v iv="$INTERVAL_NS" '
-		NR > 1 && NR > 31 {
+		NR > 31 {
 			d = ($2 - ts) - ($1 - seq) * iv
-			if (d < 0) d = -d
-			v[n++] = d; ss += d * d
+			print d < 0 ? -d : d
 		}
-		{ seq = $1; ts = $2 }
+		{ seq = $1; ts = $2 }' "$1" | sort -n |
+		awk '{ v[NR] = $1; ss += $1 * $1 }
 		END {
-			if (!n) { print "0 0 0 0"; exit }
-			asort(v)
-			printf "%d %.1f %.1f %.1f\n", n, sqrt(ss / n) / 1e3,
-				v[int(n * 0.99)] / 1e3, v[n] / 1e3
-		}' "$1"
+			if (!NR) { print "0 0 0 0"; exit }
+			p = int(NR * 0.99)
+			printf "%d %.1f %.1f %.1f\n", NR, sqrt(ss / NR) / 1e3,
+				v[p < 1 ? 1 : p] / 1e3, v[NR] / 1e3
+		}'
 }
 
 for mode in Y N; do
@@ -52,7 +52,7 @@ for mode in Y N; do
 	eval "RMS_$mode=$rms MAX_$mode=$max"
 	echo "bench: stamps hwtimestamps=$mode: $n spacings, departure from the frame interval rms $rms us, p99 $p99 us, max $max us ($r)"
 done
-echo "bench: stamps: arrival / recovered jitter: rms $(awk -v a="$RMS_N" -v b="$RMS_Y" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')x, max $(awk -v a="$MAX_N" -v b="$MAX_Y" 'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')x"
+echo "bench: stamps: arrival / recovered jitter: rms $(awk -v a="$RMS_N" -v b="$RMS_Y" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x, max $(awk -v a="$MAX_N" -v b="$MAX_Y" 'BEGIN { printf "%.1f", (b > 0 ? a / b : 0) }')x"
 
 echo Y >"$PARAM"
 ffmpeg -hide_banner -nostdin -f v4l2 -input_format yuyv422 -video_size 640x480 \
