@@ -72,6 +72,15 @@ isocam_clock_point(const struct isocam_clock *c, unsigned int i)
 	return &c->pts[(c->first + i) % ISOCAM_CLOCK_POINTS];
 }
 
+/* Whether p's resid is close enough to ref's for both to be minima. */
+static bool isocam_clock_near(const struct isocam_clock_point *ref,
+			      const struct isocam_clock_point *p)
+{
+	s64 dr = p->resid - ref->resid;
+
+	return dr <= ISOCAM_CLOCK_MAX_DR && dr >= -ISOCAM_CLOCK_MAX_DR;
+}
+
 static s64 isocam_clock_line_at(const struct isocam_clock_line *l, s64 ext)
 {
 	if (!l->den)
@@ -100,8 +109,7 @@ static bool isocam_clock_fit(const struct isocam_clock *c,
 		const struct isocam_clock_point *p = isocam_clock_point(c, i);
 		unsigned int h = i >= half;
 
-		if (p->resid - ref->resid > ISOCAM_CLOCK_MAX_DR ||
-		    ref->resid - p->resid > ISOCAM_CLOCK_MAX_DR)
+		if (!isocam_clock_near(ref, p))
 			continue;
 		if (!lo[h] || p->resid < lo[h]->resid)
 			lo[h] = p;
@@ -126,9 +134,9 @@ static bool isocam_clock_fit(const struct isocam_clock *c,
 	    c->count + 1 - ISOCAM_CLOCK_FLOOR_POINTS : 0;
 	for (; i <= c->count; i++) {
 		const struct isocam_clock_point *p = isocam_clock_point(c, i);
-		s64 dr = p->resid - ref->resid, at = dr;
+		s64 at = p->resid - ref->resid;
 
-		if (dr > ISOCAM_CLOCK_MAX_DR || dr < -ISOCAM_CLOCK_MAX_DR)
+		if (!isocam_clock_near(ref, p))
 			continue;
 		if (l->den)
 			at += isocam_clock_muldiv(l->num, ref->ext - p->ext,
@@ -147,8 +155,6 @@ static bool isocam_clock_fit(const struct isocam_clock *c,
  * the gap within about ISOCAM_CLOCK_STEER_TICKS but never faster than
  * ISOCAM_CLOCK_SLEW_PPM, so no frame interval stretches by more.
  */
-static void isocam_clock_rebase(struct isocam_clock *c, u32 stc, u64 host_ns);
-
 static void isocam_clock_steer(struct isocam_clock *c)
 {
 	const s64 max = (s64)ISOCAM_CLOCK_SLEW_PPM * ISOCAM_CLOCK_NS_PER_TICK *
