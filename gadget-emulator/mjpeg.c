@@ -25,6 +25,8 @@
 #include <isocam/frame_stamp.h>
 #include <isocam/ic1280_regs.h>
 
+#include "grow.h"
+
 #define MCU_W		16	/* 4:2:2: two 8x8 luma blocks side by side */
 #define MCU_H		8
 #define COM_LEN		(4 + ISOCAM_STAMP_LEN)	/* marker, length, stamp */
@@ -122,20 +124,6 @@ int mjpeg_can_encode(const struct scene_params *p)
 	       !(p->width % MCU_W) && !(p->height % MCU_H);
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	uint8_t *n;
-
-	if (need <= *cap)
-		return 0;
-	n = realloc(*buf, need);
-	if (!n)
-		return -1;
-	*buf = n;
-	*cap = need;
-	return 0;
-}
-
 /* Find the SOS segment and every MCU between the restart markers. */
 static int split(const struct mjpeg *m, struct encoding *e)
 {
@@ -193,8 +181,8 @@ static int encode(struct mjpeg *m, struct scene *sc,
 	struct mjpeg_err err;
 	JSAMPROW row[1];
 
-	if (grow(&m->pixels, &m->pixels_cap, scene_frame_size(p)) ||
-	    grow(&m->line, &m->line_cap, (size_t)p->width * 3) ||
+	if (emu_grow(&m->pixels, &m->pixels_cap, scene_frame_size(p)) ||
+	    emu_grow(&m->line, &m->line_cap, (size_t)p->width * 3) ||
 	    scene_render_pixels(sc, p, r, m->pixels))
 		return -1;
 	ci.err = jpeg_std_error(&err.mgr);

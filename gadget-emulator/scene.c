@@ -36,6 +36,8 @@
 #include <isocam/frame_stamp.h>
 #include <isocam/ic1280_regs.h>
 
+#include "grow.h"
+
 #define MAX_DIM		8192
 #define AE_REF		(IC1280_EXPOSURE_DEFAULT * IC1280_GAIN_DEFAULT)
 
@@ -410,20 +412,6 @@ static void pattern_row(uint8_t *row, uint8_t tp, long y, long w)
 	}
 }
 
-static int grow(uint8_t **buf, size_t *cap, size_t need)
-{
-	uint8_t *n;
-
-	if (*cap >= need)
-		return 0;
-	n = realloc(*buf, need);
-	if (!n)
-		return -1;
-	*buf = n;
-	*cap = need;
-	return 0;
-}
-
 /*
  * The flips are applied here, once: vflip reverses rows; hflip mirrors
  * the columns and, in scene_render, reverses the scroll offset. Test
@@ -441,7 +429,7 @@ static int index_build(struct scene *sc, const struct scene_params *p)
 	    sc->itp == p->test_pattern)
 		return 0;
 	sc->idx_valid = false;
-	if (grow(&sc->idx, &sc->idx_cap, (size_t)w * h))
+	if (emu_grow(&sc->idx, &sc->idx_cap, (size_t)w * h))
 		return -1;
 	tmp = malloc((size_t)w * 4);
 	if (!tmp)
@@ -514,7 +502,7 @@ static int base_build(struct scene *sc, const struct scene_params *p)
 	if (sc->base_valid && scene_same_image(&sc->bp, p))
 		return 0;
 	sc->base_valid = false;
-	if (index_build(sc, p) || grow(&sc->base, &sc->base_cap,
+	if (index_build(sc, p) || emu_grow(&sc->base, &sc->base_cap,
 				       scene_frame_size(p)))
 		return -1;
 	if (sc->sum_cap < p->width) {

@@ -41,6 +41,7 @@
 #include <isocam/usb.h>
 
 #include "fault.h"
+#include "grow.h"
 #include "hostile.h"
 #include "ic1280_model.h"
 #include "mjpeg.h"
@@ -148,20 +149,6 @@ static void stream_start(struct video_stream *vs, uint64_t t_ns)
 	vs->busy = false;
 }
 
-static bool grow_buf(struct video_stream *vs, size_t size)
-{
-	uint8_t *n;
-
-	if (vs->cap >= size)
-		return true;
-	n = realloc(vs->buf, size);
-	if (!n)
-		return false;
-	vs->buf = n;
-	vs->cap = size;
-	return true;
-}
-
 /*
  * The JPEG of frame `counter` into the buffer: its length, or 0 for an
  * error frame (not YUYV, too big, out of memory).
@@ -173,7 +160,7 @@ static size_t capture_jpeg(struct video_stream *vs,
 	unsigned long before = mjpeg_encodes(vs->mjpeg);
 	size_t len;
 
-	if (!mjpeg_can_encode(p) || !grow_buf(vs, max) ||
+	if (!mjpeg_can_encode(p) || emu_grow(&vs->buf, &vs->cap, max) ||
 	    mjpeg_prepare(vs->mjpeg, vs->scene, p, vs->jpeg_quality))
 		return 0;
 	vs->st.jpeg_encodes += mjpeg_encodes(vs->mjpeg) - before;
@@ -199,7 +186,7 @@ static bool capture(struct video_stream *vs, uint64_t when)
 		}
 	} else {
 		size = scene_frame_size(&p);
-		if (!size || !grow_buf(vs, size) ||
+		if (!size || emu_grow(&vs->buf, &vs->cap, size) ||
 		    scene_render(vs->scene, &p, vs->next_counter, vs->buf))
 			return false;
 	}
