@@ -43,11 +43,19 @@ MATRIX_ROWS=()
 MATRIX_FAILS=0
 declare -A MATRIX_CELL
 
-# matrix_row NAME EMU_ARG STATES ALLOWED: NAME is the row's label, EMU_ARG
-# what isocam-emu gets (--hostile=... or --fault=...), STATES the columns
-# it runs in, ALLOWED the outcome words it may show (comma separated).
+# The driver's stall watchdog (isocam's stall_ms) in every cell: a stream
+# that delivers nothing ends after 1 s instead of the default 3. The rule
+# checked is that it ends; some 40 cells wait for it while the hostile
+# camera keeps the guest busy (about 3 s of wall time per guest second
+# under TCG). A row whose camera is slow on purpose asks for more.
+MATRIX_STALL_MS=${MATRIX_STALL_MS:-1000}
+
+# matrix_row NAME EMU_ARG STATES ALLOWED [STALL_MS]: NAME is the row's
+# label, EMU_ARG what isocam-emu gets (--hostile=... or --fault=...),
+# STATES the columns it runs in, ALLOWED the outcome words it may show
+# (comma separated), STALL_MS the watchdog for its cells.
 matrix_row() {
-	MATRIX_ROWS+=("$1|$2|$3|$4")
+	MATRIX_ROWS+=("$1|$2|$3|$4|${5:-$MATRIX_STALL_MS}")
 }
 
 # The kernel log from the marker of cell $1 on (awk: no regex from a tag;
@@ -61,8 +69,10 @@ _matrix_kmsg_since() {
 # PROBE_WHY (isocam's last error line, or "core" when isocam said nothing).
 # Within 30 s: a bound node; or, once isocam has said why, 1 s more to
 # finish its probe; or 5 s of a device nobody bound (or that vanished).
+# The kernel log is read only while nothing is bound, once a second: under
+# TCG a dmesg pipeline costs ten times its guest time in wall time.
 _matrix_plug() {
-	local tag=$1 start=$SECONDS why_at= idle_at=$SECONDS
+	local tag=$1 start=$SECONDS why_at= idle_at=$SECONDS scan_at=-1
 	BOUND=0
 	PROBE_WHY=
 	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null 2>&1 ||
@@ -73,16 +83,21 @@ _matrix_plug() {
 			BOUND=1
 			return 0
 		fi
-		PROBE_WHY=$(_matrix_kmsg_since "$tag" | grep -E '\] isocam [0-9-]+:[0-9.]+: ' |
-			grep -E "refus|cannot|did not|no |needs|fail" | tail -n 1 |
-			sed 's/^\[[ 0-9.]*\] //') || true
-		[ -z "$PROBE_WHY" ] || [ -n "$why_at" ] || why_at=$SECONDS
 		if cam_intf >/dev/null; then
 			idle_at=$SECONDS
-		elif [ -n "$why_at" ] && [ $((SECONDS - why_at)) -ge 1 ]; then
-			break
-		elif [ $((SECONDS - idle_at)) -ge 5 ]; then
-			break
+		else
+			if [ "$scan_at" != "$SECONDS" ]; then
+				scan_at=$SECONDS
+				PROBE_WHY=$(_matrix_kmsg_since "$tag" | grep -E '\] isocam [0-9-]+:[0-9.]+: ' |
+					grep -E "refus|cannot|did not|no |needs|fail" | tail -n 1 |
+					sed 's/^\[[ 0-9.]*\] //') || true
+				[ -z "$PROBE_WHY" ] || [ -n "$why_at" ] || why_at=$SECONDS
+			fi
+			if [ -n "$why_at" ] && [ $((SECONDS - why_at)) -ge 1 ]; then
+				break
+			elif [ $((SECONDS - idle_at)) -ge 5 ]; then
+				break
+			fi
 		fi
 		sleep 0.2
 	done
@@ -139,28 +154,49 @@ _matrix_arm() {
 	wait_for "grep -q 'hostile .* armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
 }
 
+# _matrix_bg_loop ctrl|i2c: a background process writing controls or
+# reading the sensor over i2c until one fails; BG its pid, each request
+# done counted in $RESULTS/bg-count.
 _matrix_bg_loop() {
+	local count=$RESULTS/bg-count bus
+	echo 0 >"$count"
 	case "$1" in
 	ctrl)
-		(while v4l2-ctl -d "$NODE" -c contrast=$((RANDOM % 200)) 2>/dev/null; do :; done) &
+		(n=0; while v4l2-ctl -d "$NODE" -c contrast=$((RANDOM % 200)) 2>/dev/null; do
+			n=$((n + 1)); echo "$n" >"$count"; done) &
 		;;
 	i2c)
-		local bus
 		bus=$(cam_i2c_node) || fail "no /dev/i2c-N for the i2c column"
-		(while i2ctransfer -f -y "${bus#/dev/i2c-}" w2@0x3c 0x00 0x00 r2 >/dev/null 2>&1; do :; done) &
+		(n=0; while i2ctransfer -f -y "${bus#/dev/i2c-}" w2@0x3c 0x00 0x00 r2 >/dev/null 2>&1; do
+			n=$((n + 1)); echo "$n" >"$count"; done) &
 		;;
 	esac
 	BG=$!
 	camera_track "$BG"
 }
 
-# _matrix_cell NAME EMU_ARG STATE: one cell; sets OUT and CELL_BAD.
+# _matrix_bg_wait N SECS: until the background loop has done N requests
+# in all, or ended, or SECS passed. (Not fixed sleeps: a loop of execs
+# keeps the guest's CPU busy, and under icount a busy guest second takes
+# ten seconds of wall time.)
+_matrix_bg_wait() {
+	local want=$1 deadline=$((SECONDS + $2)) n
+	while kill -0 "$BG" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
+		read -r n <"$RESULTS/bg-count" || n=0
+		[ "${n:-0}" -lt "$want" ] || return 0
+		sleep 0.1
+	done
+}
+
+# _matrix_cell NAME EMU_ARG STATE STALL_MS: one cell; sets OUT and CELL_BAD.
 _matrix_cell() {
-	local name=$1 arg=$2 state=$3 tag="$1/$3" t0 splat bg_stream=
+	local name=$1 arg=$2 state=$3 tag="$1/$3" t0 splat bg_stream= n
 	OUT=
 	CELL_BAD=
 	CELL_LOG=$RESULTS/cell-${name}-${state}.log
 	: >"$CELL_LOG"
+	echo "$4" >/sys/module/isocam/parameters/stall_ms ||
+		fail "cannot set isocam's stall_ms to $4"
 	kmsg_mark "isocam-matrix: $tag"
 	if [ "$state" = probe ]; then
 		start_emu "$arg"
@@ -182,10 +218,13 @@ _matrix_cell() {
 			_matrix_arm
 			;;
 		ctrl | i2c)
+			# Two requests done before the behaviour starts, two
+			# more (or the first failure) after it.
 			_matrix_bg_loop "$state"
-			sleep 1
+			_matrix_bg_wait 2 10
 			_matrix_arm
-			sleep 1
+			read -r n <"$RESULTS/bg-count" || n=0
+			_matrix_bg_wait $((n + 2)) 1
 			kill "$BG" 2>/dev/null || true
 			wait "$BG" 2>/dev/null || true
 			;;
@@ -239,13 +278,13 @@ _matrix_next_camera() {
 # matrix_run [NAME...]: run the rows (all, or the NAMEd ones); print the
 # table to $RESULTS/matrix.txt and stdout; fail if any cell failed.
 matrix_run() {
-	local row name arg states allowed st cells line why
+	local row name arg states allowed stall st cells line why
 	{
 		printf '| %-18s | %-16s | %-16s | %-16s | %-16s | %-16s |\n' mode probe idle stream ctrl i2c
 		printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- ------------------ ------------------ ------------------ ------------------ ------------------
 	} >"$RESULTS/matrix.txt"
 	for row in "${MATRIX_ROWS[@]}"; do
-		IFS='|' read -r name arg states allowed <<<"$row"
+		IFS='|' read -r name arg states allowed stall <<<"$row"
 		if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
 		step "matrix: $name ($arg)"
 		line=$(printf '| %-18s ' "$name")
@@ -254,7 +293,7 @@ matrix_run() {
 				line+=$(printf '| %-16s ' "n/a")
 				continue
 			fi
-			_matrix_cell "$name" "$arg" "$st"
+			_matrix_cell "$name" "$arg" "$st" "$stall"
 			why=
 			_matrix_allowed "$OUT" "$allowed" || why="outcome $OUT not in {$allowed}; "
 			why+=$CELL_BAD
