@@ -7,7 +7,7 @@
  * buffer with a timeout and reports a stall as its own outcome.
  *
  *   isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES]
- *                 [-l LATE_MS] [-T FILE] DEVICE
+ *                 [-l LATE_MS] [-T FILE] [-e CID] DEVICE
  *
  * -r retries a failed STREAMON on the same file handle, with the same
  * buffers, as an application would: a failed start must leave the queue
@@ -29,7 +29,11 @@
  * DQBUF, ts_worst_us the worst difference between two consecutive
  * stamps and their sequence numbers' distance in frame intervals (G_PARM):
  * numbers for a test to log, not to judge by. -T writes one line per
- * buffer to FILE, "sequence stamp_ns dqbuf_ns", for benchmarks.
+ * buffer to FILE as it is dequeued, "sequence stamp_ns dqbuf_ns
+ * bytesused", for benchmarks and for tests that watch a stream live.
+ * -e subscribes to the control CID's change events and writes each to
+ * the -T file as it comes, "E stamp_ns id value" (the event's own
+ * CLOCK_MONOTONIC stamp): when another process changed the control.
  * Exit status: 0 for count, dqbuf, pollerr and streamon, 3 for stall, 1
  * for a setup failure.
  */
@@ -62,6 +66,7 @@ struct stamps {
 };
 
 struct outcome {
+	bool events;		/* -e */
 	unsigned int bufs;
 	unsigned long frames, good, error, gaps, missing;
 	const char *end;
@@ -81,7 +86,7 @@ static int xioctl(int fd, unsigned long req, void *arg)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] [-l LATE_MS] [-T FILE] DEVICE\n");
+	fprintf(stderr, "usage: isocam-stream [-n FRAMES] [-t TIMEOUT_MS] [-b BUFFERS] [-r RETRIES] [-l LATE_MS] [-T FILE] [-e CID] DEVICE\n");
 	exit(1);
 }
 
@@ -129,8 +134,9 @@ static void check_stamp(struct stamps *st, const struct v4l2_buffer *b,
 	if (ns <= dq_ns)
 		st->lag_ns += (double)(dq_ns - ns);
 	if (st->log)
-		fprintf(st->log, "%u %llu %llu\n", b->sequence,
-			(unsigned long long)ns, (unsigned long long)dq_ns);
+		fprintf(st->log, "%u %llu %llu %u\n", b->sequence,
+			(unsigned long long)ns, (unsigned long long)dq_ns,
+			b->bytesused);
 	st->n++;
 	st->have = true;
 	st->last_ns = ns;
@@ -142,12 +148,30 @@ struct seq_state {
 	uint32_t last;
 };
 
+/* One pending control event, logged (-e). */
+static void dequeue_event(int fd, struct outcome *o)
+{
+	struct v4l2_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	if (xioctl(fd, VIDIOC_DQEVENT, &ev) < 0 || ev.type != V4L2_EVENT_CTRL ||
+	    !o->ts.log)
+		return;
+	fprintf(o->ts.log, "E %llu %u %d\n",
+		(unsigned long long)ev.timestamp.tv_sec * 1000000000ull +
+			(unsigned long long)ev.timestamp.tv_nsec,
+		ev.id, ev.u.ctrl.value);
+}
+
 /* Wait for one buffer and dequeue it into b; 0, or -1 with o->end set. */
 static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
 		   struct seq_state *seq, struct outcome *o)
 {
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {
+			.fd = fd,
+			.events = POLLIN | (o->events ? POLLPRI : 0),
+		};
 		int r = poll(&p, 1, timeout_ms);
 
 		if (r < 0 && errno == EINTR)
@@ -155,6 +179,11 @@ static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
 		if (r == 0) {
 			o->end = "stall";
 			return -1;
+		}
+		if (p.revents & POLLPRI) {
+			dequeue_event(fd, o);
+			if (!(p.revents & (POLLIN | POLLERR)))
+				continue;
 		}
 		memset(b, 0, sizeof(*b));
 		b->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
@@ -229,10 +258,11 @@ int main(int argc, char **argv)
 	int type, ret;
 	struct v4l2_requestbuffers rb = { 0 };
 	struct v4l2_streamparm parm = { 0 };
+	struct v4l2_event_subscription sub = { 0 };
 	struct outcome o = { 0 };
 	unsigned int i;
 
-	while ((opt = getopt(argc, argv, "n:t:b:r:l:T:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:b:r:l:T:e:")) != -1) {
 		switch (opt) {
 		case 'n':
 			want = strtoul(optarg, NULL, 0);
@@ -256,6 +286,13 @@ int main(int argc, char **argv)
 					strerror(errno));
 				return 1;
 			}
+			/* A line per buffer as it comes, for a watcher. */
+			setvbuf(o.ts.log, NULL, _IOLBF, 0);
+			break;
+		case 'e':
+			sub.type = V4L2_EVENT_CTRL;
+			sub.id = (uint32_t)strtoul(optarg, NULL, 0);
+			o.events = true;
 			break;
 		default:
 			usage();
@@ -269,6 +306,11 @@ int main(int argc, char **argv)
 	if (fd < 0) {
 		fprintf(stderr, "isocam-stream: open %s: %s\n", argv[optind],
 			strerror(errno));
+		return 1;
+	}
+	if (o.events && xioctl(fd, VIDIOC_SUBSCRIBE_EVENT, &sub) < 0) {
+		fprintf(stderr, "isocam-stream: SUBSCRIBE_EVENT control 0x%x: %s\n",
+			sub.id, strerror(errno));
 		return 1;
 	}
 	parm.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
