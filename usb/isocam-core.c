@@ -230,6 +230,8 @@ static void isocam_sensor_teardown(struct isocam_dev *dev)
 	 * which may be long after the unplug.
 	 */
 	v4l2_ctrl_handler_init(&dev->ctrl_handler, 0);
+	dev->jpeg_quality = NULL;
+	dev->has_jpeg = false;
 	dev->sd = NULL;
 	v4l2_device_unregister(&dev->v4l2_dev);
 }
@@ -299,6 +301,10 @@ static int isocam_probe(struct usb_interface *intf,
 			goto err_sensor;
 		}
 	}
+
+	ret = isocam_codec_probe(dev);
+	if (ret)
+		goto err_sensor;
 
 	ret = isocam_v4l2_init(dev);
 	if (ret)

@@ -547,8 +547,9 @@ static int isocam_init_formats(struct isocam_dev *dev)
 	struct v4l2_subdev_mbus_code_enum mce = {
 		.which = V4L2_SUBDEV_FORMAT_ACTIVE,
 	};
-	const struct isocam_format_info *fi;
+	const struct isocam_format_info *fi, *raw;
 	struct device *d = &dev->intf->dev;
+	unsigned int i;
 
 	for (; !v4l2_subdev_call_state_active(dev->sd, pad, enum_mbus_code,
 					      &mce); mce.index++) {
@@ -565,6 +566,16 @@ static int isocam_init_formats(struct isocam_dev *dev)
 	if (!dev->num_formats) {
 		dev_err(d, "the sensor offers no format the bridge can carry\n");
 		return -ENODEV;
+	}
+	/* After the raw ones: what the encoder makes of a sensor format. */
+	for (i = 0; dev->has_jpeg && (fi = isocam_format_by_index(i)); i++) {
+		raw = isocam_format_by_mbus(fi->mbus_code);
+		if (fi->codec != ISOCAM_CODEC_JPEG || !raw ||
+		    !isocam_find_format(dev, raw->fourcc))
+			continue;
+		if (dev->num_formats == ISOCAM_MAX_FORMATS)
+			break;
+		dev->formats[dev->num_formats++] = fi;
 	}
 	return 0;
 }

@@ -677,6 +677,9 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 		dev_err(d, "cannot configure the sensor: %d\n", ret);
 		goto err_alt;
 	}
+	ret = isocam_codec_setup(dev);
+	if (ret)
+		goto err_alt;
 
 	dev->alt = alt;
 	dev->packet_bytes = dev->alt_bytes[alt];
@@ -694,6 +697,7 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 	isocam_asm_stats_add(&dev->asm_past, &dev->assembler.stats);
 	isocam_asm_init(&dev->assembler, &isocam_asm_ops, dev,
 			dev->pix.sizeimage);
+	isocam_asm_set_compressed(&dev->assembler, dev->fi->compressed);
 	dev->asm_snap = dev->assembler.stats;
 	dev->starting = true;
 	dev->stream_failed = false;

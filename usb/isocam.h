@@ -2,6 +2,7 @@
 /*
  * isocam USB bridge driver: the state shared by its parts.
  *
+ * isocam-codec.c  the bridge's JPEG encoder: discovery, quality, codec
  * isocam-core.c   usb_driver, probe/disconnect, lifetime, debugfs
  * isocam-ctrl.c   vendor control requests a silent device cannot block
  * isocam-i2c.c    the bridge's i2c master as an i2c_adapter
@@ -90,6 +91,10 @@ struct isocam_dev {
 
 	struct v4l2_subdev *sd;	/* the ic1280; NULL after disconnect */
 
+	/* The bridge encodes JPEG (CAPS); its quality control, in ctrl_handler. */
+	bool has_jpeg;
+	struct v4l2_ctrl *jpeg_quality;
+
 	/* From the descriptors: payload bytes per microframe, by alt number. */
 	u32 alt_bytes[ISOCAM_MAX_ALTS];
 	unsigned int num_alts;	/* highest alt number + 1 */
@@ -164,6 +169,10 @@ static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
 {
 	return container_of(v4l2_dev, struct isocam_dev, v4l2_dev);
 }
+
+/* isocam-codec.c */
+int isocam_codec_probe(struct isocam_dev *dev);
+int isocam_codec_setup(struct isocam_dev *dev);
 
 /* isocam-ctrl.c */
 int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
