@@ -8,6 +8,7 @@ build-essential make gcc clang llvm lld libclang-rt-14-dev pkg-config
 linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse kmod
 qemu-system-x86 busybox-static cpio xz-utils
 usbip usbutils v4l-utils i2c-tools ffmpeg
+gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 libusb-1.0-0-dev libcmocka-dev libjpeg62-turbo-dev
 flex bison bc libelf-dev libssl-dev
 python3 perl stress-ng

@@ -47,6 +47,8 @@ combos=$(v4l2-ctl -d "$NODE" --list-formats-ext | grep -c 'Interval: Discrete')
 streamed=$(grep -a -c 'test MMAP for Format .*, Frame Size ' "$LOG" || true)
 assert_ge "$combos" 60 "format/size/interval combinations the node offers"
 assert_eq "$streamed" "$combos" "combinations v4l2-compliance -f streamed"
+grep -aq 'test MMAP for Format MJPG, Frame Size 1280x960' "$LOG" ||
+	fail "v4l2-compliance -f did not stream MJPEG at 1280x960"
 # The one check that needs CONFIG_VIDEO_ADV_DEBUG, said as such. On a
 # kernel with it (make check-debug's), the video node's registers are the
 # sensor's: compliance tests them, and v4l2-dbg reads and writes them

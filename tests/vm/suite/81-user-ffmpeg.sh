@@ -19,13 +19,15 @@ log "camera at $NODE"
 
 # ffcap PIXFMT WxH FPS FRAMES CHECKFMT
 ffcap() {
-	local out=/tmp/ff-$1-$2.raw
+	local out=/tmp/ff-$1-$2.raw mux=(-f rawvideo)
 	step "ffmpeg $1 $2 @$3 fps, $4 frames"
+	# MJPEG as the camera sent it: the JPEGs back to back.
+	[ "$1" != mjpeg ] || mux=(-c:v copy -f mjpeg)
 	# passthrough: ffmpeg must neither duplicate nor drop frames to keep
 	# a constant rate, or the checker would rightly see duplicates.
 	ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 \
 		-input_format "$1" -video_size "$2" -framerate "$3" -i "$NODE" \
-		-frames:v "$4" -fps_mode passthrough -f rawvideo -y "$out" \
+		-frames:v "$4" -fps_mode passthrough "${mux[@]}" -y "$out" \
 		2>"$RESULTS/ffmpeg-$1-$2.log" ||
 		fail "ffmpeg $1 $2 failed: $(tail -n 5 "$RESULTS/ffmpeg-$1-$2.log")"
 	"$CHECK" --format "$5" --size "$2" --expect-frames "$4" --any-start \
@@ -58,6 +60,7 @@ while read -r fourcc size fps; do
 	YUYV) pixfmt=yuyv422 check=yuyv ;;
 	RGBP) pixfmt=rgb565le check=rgb565 ;;
 	GREY) pixfmt=gray check=grey ;;
+	MJPG) pixfmt=mjpeg check=mjpeg ;;
 	*) fail "the node lists $fourcc, which this test does not know" ;;
 	esac
 	n=$((n + 1))
@@ -65,5 +68,5 @@ while read -r fourcc size fps; do
 	[ "$fps" -gt 0 ] || fail "$fourcc $size: no frame rate up to 30 fps"
 	ffcap "$pixfmt" "$size" "$fps" 30 "$check"
 done <<<"$combos"
-assert_ge "$n" 12 "format/size pairs the node lists"
+assert_ge "$n" 16 "format/size pairs the node lists"
 log "ffmpeg: all $n format/size pairs captured and checked"
