@@ -116,7 +116,7 @@ DEMO_OUT=$demo_out "$ROOT/scripts/demo.sh" -q 2>&1 | tee "$LOGS/demo.log"
 demo_status=${PIPESTATUS[0]}
 demo_ok=1
 [ "$demo_status" = 0 ] || demo_ok=0
-for f in demo.mp4 before.png after.png; do
+for f in demo.mp4 before.png after.png demo-hd.mkv; do
 	[ -s "$demo_out/$f" ] || { echo "check: demo left no $f"; demo_ok=0; }
 done
 if [ "$demo_ok" = 1 ] && cmp -s "$demo_out/before.png" "$demo_out/after.png"; then
@@ -129,6 +129,13 @@ if [ "$demo_ok" = 1 ]; then
 	want=$(. "$demo_out/demo.env" && echo "$FRAMES")
 	[ "$frames" = "$want" ] || { echo "check: demo.mp4 has $frames frames, not $want"; demo_ok=0; }
 	echo "check: demo.mp4 holds $frames frames; before.png and after.png differ"
+	hd=$(ffprobe -v error -count_frames -select_streams v:0 \
+		-show_entries stream=codec_name,width,height,nb_read_frames -of csv=p=0 \
+		"$demo_out/demo-hd.mkv")
+	want=$(. "$demo_out/demo.env" && echo "$HD_FRAMES")
+	[ "$hd" = "mjpeg,1280,960,$want" ] ||
+		{ echo "check: demo-hd.mkv is $hd, not mjpeg,1280,960,$want"; demo_ok=0; }
+	echo "check: demo-hd.mkv holds $want 1280x960 MJPEG frames"
 fi
 if [ "$demo_ok" = 1 ]; then ok; else bad "demo (see $LOGS/demo.log)"; fi
 

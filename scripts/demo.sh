@@ -4,7 +4,8 @@
 # VM, run tests/vm/demo/demo-guest.sh in it (it plugs the emulated camera,
 # streams 5 s with ffmpeg while changing a control and prints each step),
 # copy what it left to out/, and encode there: demo.mp4 and PNG snapshots
-# of the frames just before and just after the change.
+# of the frames just before and just after the change; and demo-hd.mkv,
+# the 1280x960 MJPEG the camera sent, as sent (no re-encoding).
 #   DEMO_OUT   where the files go (default out/)
 # Extra arguments go to tests/vm/run-vm.sh (e.g. --timeout 600).
 set -uo pipefail
@@ -51,6 +52,10 @@ encode() {
 	[ "${DROPPED:-0}" = 0 ] ||
 		echo "demo: $DROPPED frames were dropped on the way; causes: $DROP_CAUSES"
 	rm -f "$raw"
+	echo "demo: the camera's ${HD_FRAMES:-?} 1280x960 JPEGs -> $DEST/demo-hd.mkv (copied, not re-encoded)"
+	ffmpeg -hide_banner -loglevel error -f mjpeg -framerate "$FPS" \
+		-i "$DEST/demo-hd.mjpeg" -c:v copy -y "$DEST/demo-hd.mkv" || return 1
+	rm -f "$DEST/demo-hd.mjpeg"
 }
 if [ "$status" = 0 ]; then
 	if [ -f "$DEST/demo.env" ] && [ -f "$DEST/demo.yuyv" ]; then
@@ -68,4 +73,4 @@ if [ "$status" != 0 ]; then
 	echo "demo: FAILED (see $RUN)"
 	exit 1
 fi
-echo "demo: ok: watch $DEST/demo.mp4; compare $DEST/before.png and $DEST/after.png"
+echo "demo: ok: watch $DEST/demo.mp4 and $DEST/demo-hd.mkv; compare $DEST/before.png and $DEST/after.png"

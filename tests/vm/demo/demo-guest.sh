@@ -3,10 +3,13 @@
 # The guest half of `make demo` (scripts/demo.sh boots it with run-vm.sh,
 # then encodes what it leaves in $RESULTS on the host): plug the emulated
 # camera over usbip, stream five seconds with ffmpeg and change a control
-# halfway from a second process, and check every captured frame.
+# halfway from a second process, and check every captured frame; then
+# five seconds of 1280x960 MJPEG at 30 fps, the JPEGs as the camera sent
+# them, checked too.
 # Leaves in $RESULTS: demo.yuyv (raw 640x480 YUYV), demo.env (size, rate,
 # the frame index where the change shows, frames dropped and why),
-# timeline.txt, and logs.
+# timeline.txt, demo-hd.mjpeg (the JPEGs back to back), hd-check.txt and
+# logs.
 #
 # A busy machine may make ffmpeg late to give a buffer back, or the camera
 # late to be polled: then frames are dropped, each with its cause, and the
@@ -104,6 +107,29 @@ CHANGE_FRAME=$change
 DROPPED=${drops:-0}
 DROP_CAUSES="$cause"
 EOF
+
+demo_step "HD: ${SECS} s of 1280x960 MJPEG at $FPS fps with ffmpeg (-c:v copy: the camera's JPEGs)"
+HD_FRAMES=$((FPS * SECS))
+late0=$(cam_stat dropped_frames)
+bad0=$(cam_stat error_frames)
+ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format mjpeg \
+	-video_size 1280x960 -framerate "$FPS" -i "$NODE" -frames:v "$HD_FRAMES" \
+	-fps_mode passthrough -c:v copy -f mjpeg -y /tmp/demo-hd.mjpeg \
+	2>"$RESULTS/ffmpeg-hd.log" || fail "ffmpeg (MJPEG) failed: $(tail -n 5 "$RESULTS/ffmpeg-hd.log")"
+"$CHECK" --format mjpeg --size 1280x960 --expect-frames "$HD_FRAMES" --any-start \
+	--allow-drops --quiet /tmp/demo-hd.mjpeg >"$RESULTS/hd-check.txt" 2>&1 || {
+	cat "$RESULTS/hd-check.txt"
+	fail "isocam-check rejected the MJPEG capture"
+}
+cat "$RESULTS/hd-check.txt"
+hd_drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/hd-check.txt" | tail -n 1)
+hd_late=$(($(cam_stat dropped_frames) - late0))
+hd_bad=$(($(cam_stat error_frames) - bad0))
+[ "${hd_drops:-0}" -le $((hd_late + hd_bad)) ] ||
+	fail "$hd_drops MJPEG frames missing, only $((hd_late + hd_bad)) accounted for"
+echo "demo: HD: $HD_FRAMES JPEGs, $(($(stat -c %s /tmp/demo-hd.mjpeg) / HD_FRAMES)) bytes a frame on average, ${hd_drops:-0} dropped (ffmpeg late: $hd_late, bad on the bus: $hd_bad)"
+mv /tmp/demo-hd.mjpeg "$RESULTS/demo-hd.mjpeg"
+echo "HD_FRAMES=$HD_FRAMES" >>"$RESULTS/demo.env"
 
 demo_step "unplug: usbip detach"
 camera_stop
