@@ -608,7 +608,7 @@ void usbip_server_status(struct usbip_server *s)
 	for (i = 0; i < s->count; i++) {
 		struct emu_camera *cam = &s->cam[i];
 		struct video_stream_stats st;
-		char client[64];
+		char client[64], jpeg[160];
 		uint64_t late, late_max, absorbed;
 		unsigned int alt;
 		bool in_use;
@@ -631,13 +631,22 @@ void usbip_server_status(struct usbip_server *s)
 			       dt / 1e6 : 0;
 		cam->status_bytes = st.bytes_sent;
 		cam->status_ns = now;
-		emu_log("%s %s: %s%s, alt %u, frames sent %llu dropped %llu, %.2f MB/s, host late %llu times (max %.1f ms, %llu absorbed)",
+		jpeg[0] = 0;
+		if (st.jpeg_encodes)
+			snprintf(jpeg, sizeof(jpeg), ", jpeg: %llu encodes (worst freeze %.1f ms), %llu frames rotated (mean %.2f ms, worst %.2f ms)",
+				 (unsigned long long)st.jpeg_encodes,
+				 (double)st.jpeg_freeze_ns_max / 1e6,
+				 (unsigned long long)st.jpeg_frames,
+				 st.jpeg_frames ? (double)st.jpeg_frame_ns_sum /
+					 (double)st.jpeg_frames / 1e6 : 0.0,
+				 (double)st.jpeg_frame_ns_max / 1e6);
+		emu_log("%s %s: %s%s, alt %u, frames sent %llu dropped %llu, %.2f MB/s, host late %llu times (max %.1f ms, %llu absorbed)%s",
 			cam->name, cam->busid, in_use ? "client " : "no client",
 			in_use ? client : "", alt,
 			(unsigned long long)st.frames_sent,
 			(unsigned long long)st.frames_dropped, mbs,
 			(unsigned long long)late, (double)late_max / 1e6,
-			(unsigned long long)absorbed);
+			(unsigned long long)absorbed, jpeg);
 	}
 }
 

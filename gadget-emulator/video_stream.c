@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <isocam/payload.h>
 #include <isocam/usb.h>
@@ -149,6 +150,15 @@ static void stream_start(struct video_stream *vs, uint64_t t_ns)
 	vs->busy = false;
 }
 
+/* For the cost statistics only: the stream itself runs on bus time. */
+static uint64_t cost_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /*
  * The JPEG of frame `counter` into the buffer: its length, or 0 for an
  * error frame (not YUYV, too big, out of memory).
@@ -157,15 +167,27 @@ static size_t capture_jpeg(struct video_stream *vs,
 			   const struct scene_params *p)
 {
 	size_t max = ISOCAM_JPEG_MAX_FRAME((size_t)p->width, p->height);
-	unsigned long before = mjpeg_encodes(vs->mjpeg);
+	unsigned long before = mjpeg_encodes(vs->mjpeg), encodes;
+	uint64_t t0 = cost_clock_ns(), dt;
 	size_t len;
 
 	if (!mjpeg_can_encode(p) || emu_grow(&vs->buf, &vs->cap, max) ||
 	    mjpeg_prepare(vs->mjpeg, vs->scene, p, vs->jpeg_quality))
 		return 0;
-	vs->st.jpeg_encodes += mjpeg_encodes(vs->mjpeg) - before;
 	len = mjpeg_frame(vs->mjpeg, vs->scene, p, vs->jpeg_quality,
 			  vs->next_counter, vs->buf, max);
+	dt = cost_clock_ns() - t0;
+	encodes = mjpeg_encodes(vs->mjpeg) - before;
+	vs->st.jpeg_encodes += encodes;
+	if (encodes) {
+		if (dt > vs->st.jpeg_freeze_ns_max)
+			vs->st.jpeg_freeze_ns_max = dt;
+	} else if (len) {
+		vs->st.jpeg_frames++;
+		vs->st.jpeg_frame_ns_sum += dt;
+		if (dt > vs->st.jpeg_frame_ns_max)
+			vs->st.jpeg_frame_ns_max = dt;
+	}
 	return len;
 }
 

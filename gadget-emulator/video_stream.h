@@ -66,6 +66,16 @@ struct video_stream_stats {
 	uint64_t packets;
 	uint64_t error_frames;	/* sent with ERR: the encoder could not */
 	uint64_t jpeg_encodes;	/* real JPEG encodes (the camera froze) */
+	/*
+	 * What a JPEG capture cost, CLOCK_MONOTONIC (in the TCG guest, guest
+	 * time): the worst one that encoded (a freeze), and those that only
+	 * rotated an encoding (every frame's cost, to compare with the frame
+	 * interval).
+	 */
+	uint64_t jpeg_freeze_ns_max;
+	uint64_t jpeg_frames;
+	uint64_t jpeg_frame_ns_sum;
+	uint64_t jpeg_frame_ns_max;
 };
 void video_stream_get_stats(const struct video_stream *vs,
 			    struct video_stream_stats *st);

@@ -258,6 +258,11 @@ static void test_jpeg(void **state)
 	/* 320 wide scrolls 2 pixels a frame: 8 positions in an MCU column. */
 	assert_int_equal(st.jpeg_encodes, 8);
 	assert_int_equal(st.frames_dropped, 0);
+	/* The first capture encoded all 8 (a freeze); the others rotated. */
+	assert_true(st.jpeg_freeze_ns_max > 0);
+	assert_int_equal(st.jpeg_frames, hs->n - 1);
+	assert_true(st.jpeg_frame_ns_max > 0);
+	assert_true(st.jpeg_frame_ns_sum <= st.jpeg_frames * st.jpeg_frame_ns_max);
 
 	video_stream_set_codec(hs->vs, ISOCAM_CODEC_JPEG, 30);
 	n0 = hs->n;
