@@ -39,6 +39,8 @@
 #   ISOCAM_ROOT   project root          ISOCAM_BUILD  $ISOCAM_ROOT/build
 #   ISOCAM_KVER   the booted kernel     ISOCAM_VM     1
 #   RESULTS       a writable dir; its files land in OUT/<name>/results/
+#   MATRIX_ONLY   passed on from run-vm.sh's own environment when set: the
+#                 fault matrix's rows to run (62-driver-fault-matrix.sh)
 # Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib.sh"
 #
 # A script FAILS when it exits non-zero, times out, never ran to the end
@@ -228,6 +230,7 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 {
 	printf 'KVER=%q\nTIMEOUT=%q\nKEEP_GOING=%q\n' "$KVER" "$TIMEOUT" "$KEEP_GOING"
 	printf 'MODDIR=%q\nKCONFIG=%q\nMODULES=%q\n' "$MODDIR" "$KCONFIG" "$MODULES"
+	[ -z "${MATRIX_ONLY:-}" ] || printf 'export MATRIX_ONLY=%q\n' "$MATRIX_ONLY"
 	printf 'SCRIPTS=('
 	printf ' %q' "${ABS[@]}"
 	printf ' )\n'

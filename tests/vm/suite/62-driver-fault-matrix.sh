@@ -4,7 +4,8 @@
 # --fault kind, in every state it can start in, against the driver; the
 # rules a cell must keep and the outcome words are in tests/vm/fault-
 # matrix.sh. The table lands in $RESULTS/matrix.txt.
-# MATRIX_ONLY="name ..." (environment) runs only those rows.
+# MATRIX_ONLY="name ..." (environment; run-vm.sh passes it on) runs only
+# those rows.
 # Some 100 cells of a few seconds (guest time) each under TCG:
 # vm-timeout: 3600
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
