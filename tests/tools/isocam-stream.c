@@ -18,7 +18,7 @@
  *
  * Prints one line:
  *   bufs=B frames=N good=G error=E gaps=S missing=M end=REASON [errno=NAME]
- *   ts_bad=B ts_lag_us=L ts_worst_us=W
+ *   ts_bad=B ts_lag_us=L ts_worst_us=W streamon_ns=O streamon_us=S first_us=F
  * B is the buffer count REQBUFS gave (BUFFERS asked for). REASON is count (FRAMES buffers dequeued), dqbuf (DQBUF failed: errno),
  * pollerr (poll reported an error, DQBUF then failed), streamon (STREAMON
  * failed) or stall (no buffer and no error for TIMEOUT_MS). gaps counts
@@ -34,6 +34,9 @@
  * -e subscribes to the control CID's change events and writes each to
  * the -T file as it comes, "E stamp_ns id value" (the event's own
  * CLOCK_MONOTONIC stamp): when another process changed the control.
+ * Last come STREAMON's timing: streamon_ns, when it was called
+ * (CLOCK_MONOTONIC, to compare with the -T stamps), streamon_us, how long
+ * it took, and first_us, from its return to the first DQBUF's (0: none).
  * Exit status: 0 for count, dqbuf, pollerr and streamon, 3 for stall, 1
  * for a setup failure.
  */
@@ -68,6 +71,8 @@ struct stamps {
 struct outcome {
 	bool events;		/* -e */
 	unsigned int bufs;
+	/* STREAMON's call and return, the first DQBUF's return (0: none) */
+	uint64_t on_ns, on_end_ns, first_dq_ns;
 	unsigned long frames, good, error, gaps, missing;
 	const char *end;
 	int err;
@@ -96,9 +101,14 @@ static void print_outcome(const struct outcome *o)
 	       o->bufs, o->frames, o->good, o->error, o->gaps, o->missing, o->end);
 	if (o->err)
 		printf(" errno=%s", strerrorname_np(o->err));
-	printf(" ts_bad=%lu ts_lag_us=%.0f ts_worst_us=%.0f\n", o->ts.bad,
+	printf(" ts_bad=%lu ts_lag_us=%.0f ts_worst_us=%.0f", o->ts.bad,
 	       o->ts.n ? o->ts.lag_ns / o->ts.n / 1e3 : 0.0,
 	       (double)o->ts.worst_ns / 1e3);
+	printf(" streamon_ns=%llu streamon_us=%llu first_us=%llu\n",
+	       (unsigned long long)o->on_ns,
+	       (unsigned long long)(o->on_end_ns - o->on_ns) / 1000,
+	       (unsigned long long)(o->first_dq_ns ?
+				    (o->first_dq_ns - o->on_end_ns) / 1000 : 0));
 }
 
 static uint64_t mono_ns(void)
@@ -173,6 +183,7 @@ static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
 			.events = POLLIN | (o->events ? POLLPRI : 0),
 		};
 		int r = poll(&p, 1, timeout_ms);
+		uint64_t dq_ns;
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -193,7 +204,10 @@ static int dequeue(int fd, int timeout_ms, struct v4l2_buffer *b,
 			o->end = (p.revents & POLLERR) ? "pollerr" : "dqbuf";
 			return -1;
 		}
-		check_stamp(&o->ts, b, mono_ns());
+		dq_ns = mono_ns();
+		check_stamp(&o->ts, b, dq_ns);
+		if (!o->first_dq_ns)
+			o->first_dq_ns = dq_ns;
 		break;
 	}
 	if (seq->have && b->sequence != seq->last + 1) {
@@ -349,8 +363,10 @@ int main(int argc, char **argv)
 		}
 	}
 	type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
+	o.on_ns = mono_ns();
 	while ((ret = xioctl(fd, VIDIOC_STREAMON, &type)) < 0 && retries-- > 0)
-		;
+		o.on_ns = mono_ns();
+	o.on_end_ns = mono_ns();
 	if (ret < 0) {
 		o.err = errno;
 		o.end = "streamon";
