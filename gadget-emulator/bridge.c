@@ -100,6 +100,7 @@ struct bridge *bridge_new(const struct bridge_config *cfg)
 	video_stream_set_codec(b->video, b->codec, b->jpeg_quality);
 	video_stream_set_fault(b->video, cfg->fault);
 	video_stream_set_hostile(b->video, cfg->hostile);
+	video_stream_set_free_run(b->video, cfg->free_run);
 	i2c_bus_attach(&b->bus, IC1280_I2C_ADDR, &sensor_ops, b->sensor);
 	return b;
 oom:

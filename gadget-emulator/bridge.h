@@ -27,6 +27,7 @@ struct bridge_config {
 	struct fault *fault;	/* may be NULL; not owned */
 	struct hostile *hostile;	/* may be NULL; not owned */
 	bool verbose;		/* log every i2c write and request */
+	bool free_run;		/* video_stream_set_free_run() */
 };
 
 /* The 8-byte SETUP packet, decoded (wire order is little endian). */

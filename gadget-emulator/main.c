@@ -82,6 +82,10 @@ static void usage(FILE *f)
 "                   within SECS is dropped and the camera freed (default\n"
 "                   %u; 0: never). Once URBs came, an idle camera is\n"
 "                   normal and never timed out\n"
+"  --free-run       a test personality for transport benchmarks: each\n"
+"                   frame is captured as soon as the one before it is\n"
+"                   sent, whatever the frame rate set, so every\n"
+"                   microframe carries a full packet\n"
 "  -v, --verbose    log every i2c register write (\"cam0: i2c 0x3c write\n"
 "                   reg 0x5000 = 0x20\", while streaming \" (next frame N)\":\n"
 "                   the first frame that shows it), STALL, alt change and\n"
@@ -167,6 +171,7 @@ int main(int argc, char **argv)
 		{ "request-timeout", required_argument, NULL, 'R' },
 		{ "first-urb-timeout", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "free-run", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -253,6 +258,9 @@ int main(int argc, char **argv)
 			break;
 		case 'v':
 			cfg.verbose = true;
+			break;
+		case 'F':
+			cfg.free_run = true;
 			break;
 		case 'h':
 			usage(stdout);

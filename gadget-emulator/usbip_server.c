@@ -176,6 +176,7 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 		cam->bcfg.fault = cam->fault;
 		cam->bcfg.hostile = cam->hostile;
 		cam->bcfg.verbose = cfg->verbose;
+		cam->bcfg.free_run = cfg->free_run;
 		cam->bridge = bridge_new(&cam->bcfg);
 		s->count = i + 1;
 		if (!cam->bridge) {

@@ -48,6 +48,7 @@ struct usbip_server_config {
 	/* host lateness absorbed by pausing the bus clock (usbip_session.h) */
 	unsigned int late_tolerance_ms;
 	bool verbose;
+	bool free_run;		/* every camera free-runs (bridge.h) */
 	/* the limits above; 0 for each takes its default */
 	unsigned int max_clients;
 	unsigned int request_timeout_ms;	/* or USBIP_TIMEOUT_NEVER */

@@ -59,6 +59,7 @@ struct video_stream {
 	uint32_t packet_bytes;
 	uint8_t codec;		/* ISOCAM_CODEC_*, from the next capture */
 	uint8_t jpeg_quality;
+	bool free_run;
 
 	bool running;
 	uint32_t stream_id;	/* ic1280_stream_starts() at start */
@@ -105,6 +106,11 @@ void video_stream_free(struct video_stream *vs)
 	mjpeg_free(vs->mjpeg);
 	free(vs->buf);
 	free(vs);
+}
+
+void video_stream_set_free_run(struct video_stream *vs, bool on)
+{
+	vs->free_run = on;
 }
 
 void video_stream_set_codec(struct video_stream *vs, uint8_t codec,
@@ -230,6 +236,9 @@ static bool capture(struct video_stream *vs, uint64_t when)
 /* Every capture slot up to t_ns: at most one renders, the rest drop. */
 static void run_captures(struct video_stream *vs, uint64_t t_ns)
 {
+	/* Free-running: the buffer is free, so the next slot is now. */
+	if (vs->free_run && !vs->busy && vs->next_capture_ns > t_ns)
+		vs->next_capture_ns = t_ns;
 	while (vs->next_capture_ns <= t_ns) {
 		uint64_t period = ic1280_frame_period_ns(vs->sensor);
 		uint64_t n;

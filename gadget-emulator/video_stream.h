@@ -38,6 +38,13 @@ void video_stream_set_packet_size(struct video_stream *vs,
 void video_stream_set_codec(struct video_stream *vs, uint8_t codec,
 			    uint8_t jpeg_quality);
 
+/*
+ * A test personality for transport benchmarks: capture the next frame as
+ * soon as the last one is sent, whatever the sensor's frame timing, so
+ * every microframe of the stream is full.
+ */
+void video_stream_set_free_run(struct video_stream *vs, bool on);
+
 /* Faults to inject (may be NULL). */
 void video_stream_set_fault(struct video_stream *vs, struct fault *f);
 /* Hostile payload modes (may be NULL). */

@@ -401,6 +401,36 @@ static void test_frame_rate_follows_fll(void **state)
 	host_free(hs);
 }
 
+/*
+ * Free-running (the transport benchmark's personality): at 5 fps set, each
+ * frame starts in the microframe after the one before it ended, every
+ * packet but each frame's last is full, no counter is skipped and every
+ * frame is still the reference render of its stamp.
+ */
+static void test_free_run_fills_every_uframe(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
+	size_t payload = 3072 - ISOCAM_PH_LEN_FULL;
+	size_t frame = 320 * 240 * 2;
+	unsigned int i, per = (unsigned int)((frame + payload - 1) / payload);
+
+	(void)state;
+	video_stream_set_free_run(hs->vs, true);
+	wr16(hs->s, IC1280_REG_FRAME_LENGTH_H, IC1280_FLL_FOR_FPS(5));
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	/* 0.1 s: 5 fps would give one frame; the bus carries 15 */
+	host_run(hs, 800, PKT_MAX);
+	assert_int_equal(hs->zlp, 0);
+	assert_true(hs->n >= 15);
+	for (i = 0; i + 1 < hs->n; i++) {
+		assert_int_equal(check_frame(&hs->f[i]), i);
+		assert_int_equal(hs->f[i].npkt, per);
+		assert_int_equal(hs->f[i + 1].first_t,
+				 hs->f[i].first_t + per * UFRAME_NS);
+	}
+	host_free(hs);
+}
+
 /* 640x480 YUYV through 1024-byte packets takes ~76 ms: frames drop. */
 static void test_slow_host_drops(void **state)
 {
@@ -598,6 +628,7 @@ int main(void)
 		cmocka_unit_test(test_framing_and_content),
 		cmocka_unit_test(test_packet_limits),
 		cmocka_unit_test(test_frame_rate_follows_fll),
+		cmocka_unit_test(test_free_run_fills_every_uframe),
 		cmocka_unit_test(test_slow_host_drops),
 		cmocka_unit_test(test_polling_gap_counts_drops),
 		cmocka_unit_test(test_stop_mid_frame),
