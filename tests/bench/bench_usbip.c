@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * bench_usbip: what isocam-emu's USB/IP path costs per frame. A client
- * thread plays vhci over a socketpair, streaming 640x480 YUYV at 30 fps
- * (the 18.4 MB/s the VM must sustain) for a few seconds; the process's
- * CPU time per frame (server: render, packetize, encode, send; client:
- * receive and parse) is printed against a memcpy of the same bytes
- * measured in the same run. Numbers only, no assertions.
+ * bench_usbip: what isocam-emu's USB/IP path costs per frame. Client
+ * threads play vhci over socketpairs, each streaming 640x480 YUYV at 30
+ * fps (the 18.4 MB/s the VM must sustain) from its own camera, 1 and then
+ * 16 cameras at once; after a whole scroll cycle (the steady state), the
+ * process's CPU time per frame (server: render, packetize, send; client:
+ * receive and parse), user space apart from the kernel's socket work, is
+ * printed against a memcpy of the same bytes measured in the same run,
+ * and whether every camera kept real time. Numbers only, no assertions.
  */
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,7 @@
 #include <isocam/ic1280_regs.h>
 #include <isocam/usb.h>
 
+#include "bench_ref.h"
 #include "bridge.h"
 #include "usbip_proto.h"
 #include "usbip_server.h"
@@ -29,13 +34,25 @@
 #define NP		32
 #define PKT		3072
 #define IN_FLIGHT	8
+/* a whole scroll cycle at 640x480 (320 frames): then renders are warm */
+#define WARM_S		11
 #define SECONDS		3
-/* busnum 1 << 16 | devnum 1: bus id 1-1, which the session checks */
-#define DEVID		0x10001
+#define MAX_CAMS	16
 
 struct srv_arg {
 	struct usbip_server *srv;
 	int fd;
+};
+
+/* One camera's client: vhci's side of one connection. */
+struct client {
+	pthread_t th;
+	int fd;
+	unsigned int cam;	/* bus id 1-(cam + 1) */
+	uint32_t seq;
+	_Atomic bool counting, stop;
+	uint64_t bytes;		/* while counting */
+	bool failed;
 };
 
 static void *serve(void *p)
@@ -43,6 +60,7 @@ static void *serve(void *p)
 	struct srv_arg *a = p;
 
 	usbip_server_serve_fd(a->srv, a->fd, "bench");
+	free(a);
 	return NULL;
 }
 
@@ -54,13 +72,14 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static double cpu_s(void)
+/* The process's CPU time: in user space, and in the kernel (sockets). */
+static void cpu_s(double *user, double *sys)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	*user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
 static int recv_exact(int fd, uint8_t *p, size_t len)
@@ -76,10 +95,8 @@ static int recv_exact(int fd, uint8_t *p, size_t len)
 	return 0;
 }
 
-static uint32_t seq = 1;
-
-static void ctrl_out(int fd, uint8_t bm, uint8_t req, uint16_t val,
-		     const uint8_t *data, uint16_t len)
+static int ctrl_out(struct client *c, uint8_t bm, uint8_t req, uint16_t val,
+		    const uint8_t *data, uint16_t len)
 {
 	uint8_t buf[USBIP_HEADER_LEN + 64];
 	struct usb_setup s = { bm, req, val, 0, len };
@@ -87,20 +104,20 @@ static void ctrl_out(int fd, uint8_t bm, uint8_t req, uint16_t val,
 
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = seq++;
-	h.devid = DEVID;
+	h.seqnum = c->seq++;
+	h.devid = 0x10000 | (c->cam + 1);	/* busnum 1, devnum cam + 1 */
 	h.u.cmd_submit.transfer_buffer_length = len;
 	usb_setup_encode(h.u.cmd_submit.setup, &s);
 	usbip_header_encode(buf, &h);
-	memcpy(buf + USBIP_HEADER_LEN, data, len);
-	if (send(fd, buf, USBIP_HEADER_LEN + len, 0) < 0 ||
-	    recv_exact(fd, buf, USBIP_HEADER_LEN) < 0) {
-		fprintf(stderr, "bench_usbip: control transfer failed\n");
-		exit(1);
-	}
+	if (len)
+		memcpy(buf + USBIP_HEADER_LEN, data, len);
+	if (send(c->fd, buf, USBIP_HEADER_LEN + len, 0) < 0 ||
+	    recv_exact(c->fd, buf, USBIP_HEADER_LEN) < 0)
+		return -1;
+	return 0;
 }
 
-static void submit_iso(int fd)
+static int submit_iso(struct client *c)
 {
 	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
 	struct usbip_header h;
@@ -108,8 +125,8 @@ static void submit_iso(int fd)
 
 	memset(&h, 0, sizeof(h));
 	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = seq++;
-	h.devid = DEVID;
+	h.seqnum = c->seq++;
+	h.devid = 0x10000 | (c->cam + 1);
 	h.direction = USBIP_DIR_IN;
 	h.ep = 1;
 	h.u.cmd_submit.transfer_buffer_length = NP * PKT;
@@ -121,90 +138,142 @@ static void submit_iso(int fd)
 		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
 				      i * USBIP_ISO_DESC_LEN, &d);
 	}
-	if (send(fd, buf, sizeof(buf), 0) < 0) {
-		fprintf(stderr, "bench_usbip: submit failed\n");
-		exit(1);
+	return send(c->fd, buf, sizeof(buf), 0) < 0 ? -1 : 0;
+}
+
+/* Import camera c->cam, start 640x480 YUYV at 30 fps, stream until stop. */
+static void *client_run(void *p)
+{
+	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
+	struct client *c = p;
+	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
+	uint8_t *rx = malloc(USBIP_HEADER_LEN + NP * PKT +
+			     NP * USBIP_ISO_DESC_LEN);
+	char busid[16];
+	int i;
+
+	snprintf(busid, sizeof(busid), "1-%u", c->cam + 1);
+	usbip_import_req_encode(req, busid);
+	c->seq = 1;
+	/* power-on mode is 640x480 YUYV at 30 fps */
+	if (!rx || send(c->fd, req, sizeof(req), 0) < 0 ||
+	    recv_exact(c->fd, rep, sizeof(rep)) < 0 ||
+	    ctrl_out(c, 0, USB_REQ_SET_CONFIGURATION, 1, NULL, 0) ||
+	    ctrl_out(c, USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
+		     ISOCAM_REQ_I2C_WRITE, IC1280_I2C_ADDR, on, sizeof(on)) ||
+	    ctrl_out(c, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 7, NULL, 0))
+		goto fail;
+	for (i = 0; i < IN_FLIGHT; i++)
+		if (submit_iso(c))
+			goto fail;
+	while (!c->stop) {
+		struct usbip_header h;
+
+		if (recv_exact(c->fd, rx, USBIP_HEADER_LEN) < 0 ||
+		    usbip_header_decode(rx, USBIP_HEADER_LEN, &h) < 0 ||
+		    recv_exact(c->fd, rx + USBIP_HEADER_LEN,
+			       (size_t)h.u.ret_submit.actual_length +
+			       NP * USBIP_ISO_DESC_LEN) < 0)
+			goto fail;
+		if (c->counting)
+			c->bytes += (uint64_t)h.u.ret_submit.actual_length;
+		if (submit_iso(c))
+			goto fail;
 	}
+	free(rx);
+	return NULL;
+fail:
+	c->failed = true;
+	free(rx);
+	return NULL;
+}
+
+/*
+ * n cameras streaming at once, each on its own connection: after WARM_S
+ * seconds, for SECONDS, frames a second per camera and the CPU the whole
+ * path (server and these clients) takes per frame. 0, or -1 if broken.
+ */
+static int run(unsigned int n, double *fps, double *cpu_pct, double *ms_frame,
+	       double *user_ms_frame)
+{
+	struct usbip_server_config cfg = {
+		.count = n, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
+	};
+	static struct client cl[MAX_CAMS];
+	struct usbip_server *srv = usbip_server_new(&cfg);
+	pthread_t th[MAX_CAMS];
+	double t0, u0, s0, u1, s1, dt, dc, frames = 0;
+	unsigned int i;
+	int ret = 0;
+
+	if (!srv)
+		return -1;
+	for (i = 0; i < n; i++) {
+		struct srv_arg *a = malloc(sizeof(*a));
+		int sv[2];
+
+		if (!a || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+			return -1;
+		a->srv = srv;
+		a->fd = sv[1];
+		memset(&cl[i], 0, sizeof(cl[i]));
+		cl[i].fd = sv[0];
+		cl[i].cam = i;
+		pthread_create(&th[i], NULL, serve, a);
+		pthread_create(&cl[i].th, NULL, client_run, &cl[i]);
+	}
+	sleep(WARM_S);
+	t0 = now_s();
+	cpu_s(&u0, &s0);
+	for (i = 0; i < n; i++)
+		cl[i].counting = true;
+	sleep(SECONDS);
+	for (i = 0; i < n; i++)
+		cl[i].counting = false;
+	dt = now_s() - t0;
+	cpu_s(&u1, &s1);
+	dc = u1 - u0 + s1 - s0;
+	for (i = 0; i < n; i++) {
+		cl[i].stop = true;
+		shutdown(cl[i].fd, SHUT_RDWR);
+		pthread_join(cl[i].th, NULL);
+		close(cl[i].fd);
+		pthread_join(th[i], NULL);
+		frames += (double)cl[i].bytes / (640.0 * 480 * 2);
+		if (cl[i].failed && cl[i].bytes == 0)
+			ret = -1;
+	}
+	usbip_server_free(srv);
+	*fps = frames / n / dt;
+	*cpu_pct = 100 * dc / dt;
+	*ms_frame = frames > 0 ? 1e3 * dc / frames : 0;
+	*user_ms_frame = frames > 0 ? 1e3 * (u1 - u0) / frames : 0;
+	return ret;
 }
 
 int main(void)
 {
-	static uint8_t rx[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
-	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
-	struct usbip_server_config cfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
-		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
-	};
-	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
-	uint64_t bytes = 0;
-	double t0, c0, dt, dc, mt, frames, frame_bytes = 640.0 * 480 * 2;
-	struct srv_arg a;
-	pthread_t th;
-	uint8_t *src, *dst;
-	int sv[2], i, reps;
-
-	a.srv = usbip_server_new(&cfg);
-	if (!a.srv || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		return 1;
-	a.fd = sv[1];
-	pthread_create(&th, NULL, serve, &a);
-	usbip_import_req_encode(req, "1-1");
-	if (send(sv[0], req, sizeof(req), 0) < 0 ||
-	    recv_exact(sv[0], rep, sizeof(rep)) < 0) {
-		fprintf(stderr, "bench_usbip: import failed\n");
-		return 1;
-	}
-	/* power-on mode is 640x480 YUYV at 30 fps */
-	ctrl_out(sv[0], 0, USB_REQ_SET_CONFIGURATION, 1, NULL, 0);
-	ctrl_out(sv[0], USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
-		 ISOCAM_REQ_I2C_WRITE, IC1280_I2C_ADDR, on, sizeof(on));
-	ctrl_out(sv[0], USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE, 7, NULL, 0);
-
-	t0 = now_s();
-	c0 = cpu_s();
-	for (i = 0; i < IN_FLIGHT; i++)
-		submit_iso(sv[0]);
-	while (now_s() - t0 < SECONDS) {
-		struct usbip_header h;
-
-		if (recv_exact(sv[0], rx, USBIP_HEADER_LEN) < 0 ||
-		    usbip_header_decode(rx, USBIP_HEADER_LEN, &h) < 0 ||
-		    recv_exact(sv[0], rx + USBIP_HEADER_LEN,
-			       (size_t)h.u.ret_submit.actual_length +
-			       NP * USBIP_ISO_DESC_LEN) < 0) {
-			fprintf(stderr, "bench_usbip: stream broke\n");
-			return 1;
-		}
-		bytes += (uint64_t)h.u.ret_submit.actual_length;
-		submit_iso(sv[0]);
-	}
-	dt = now_s() - t0;
-	dc = cpu_s() - c0;
-	close(sv[0]);
-	pthread_join(th, NULL);
-	usbip_server_free(a.srv);
+	static const unsigned int counts[] = { 1, MAX_CAMS };
+	double frame_bytes = 640.0 * 480 * 2, mt;
+	unsigned int k;
 
 	/* reference: memcpy of one frame, same run */
-	src = malloc((size_t)frame_bytes);
-	dst = malloc((size_t)frame_bytes);
-	memset(src, 0x5a, (size_t)frame_bytes);
-	reps = 200;
-	c0 = now_s();
-	for (i = 0; i < reps; i++) {
-		src[i] = (uint8_t)i;
-		memcpy(dst, src, (size_t)frame_bytes);
-	}
-	mt = (now_s() - c0) / reps;
-	free(src);
-	free(dst);
+	mt = bench_memcpy((size_t)frame_bytes, 200);
+	printf("bench_usbip: 640x480 YUYV at 30 fps a camera over the USB/IP path, %d s after %d s of warm-up (one scroll cycle)\n",
+	       SECONDS, WARM_S);
+	printf("  memcpy of a frame: %.3f ms (reference)\n", 1e3 * mt);
+	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
+		double fps, cpu, ms, user_ms;
 
-	frames = (double)bytes / frame_bytes;
-	printf("bench_usbip: 640x480 YUYV 30 fps over the USB/IP path for %.1f s\n", dt);
-	printf("  payload %.2f MB/s (%.1f frames/s)\n", (double)bytes / dt / 1e6,
-	       frames / dt);
-	printf("  CPU %.1f%% of one core; %.3f ms per frame\n", 100 * dc / dt,
-	       frames > 0 ? 1e3 * dc / frames : 0);
-	printf("  memcpy of a frame: %.3f ms; path/memcpy ratio %.1f\n",
-	       1e3 * mt, frames > 0 && mt > 0 ? dc / frames / mt : 0);
+		if (run(counts[k], &fps, &cpu, &ms, &user_ms) < 0) {
+			fprintf(stderr, "bench_usbip: %u cameras: the stream broke\n",
+				counts[k]);
+			return 1;
+		}
+		printf("  %2u camera(s): %.1f frames/s each (30 is real time), CPU %.1f%% of one core; a frame %.3f ms, %.1fx memcpy, of which user space (render, packetize, parse) %.3f ms, %.1fx memcpy, the rest in the kernel's sockets\n",
+		       counts[k], fps, cpu, ms, mt > 0 ? ms / 1e3 / mt : 0,
+		       user_ms, mt > 0 ? user_ms / 1e3 / mt : 0);
+	}
 	return 0;
 }
