@@ -154,6 +154,9 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "empty_packets:    %llu\n", as.empty_packets);
 	seq_printf(s, "bytes:            %llu\n", as.bytes);
 	seq_printf(s, "urbs:             %llu\n", st.urbs);
+	seq_printf(s, "urb_ns:           %llu\n", st.urb_ns);
+	seq_printf(s, "urb_ns_max:       %u\n", st.urb_ns_max);
+	seq_printf(s, "urbs_irqs_off:    %u\n", st.urbs_irqs_off);
 	seq_printf(s, "urb_errors:       %u\n", st.urb_errors);
 	seq_printf(s, "packet_errors:    %u\n", st.packet_errors);
 	seq_printf(s, "resubmit_errors:  %u\n", st.resubmit_errors);

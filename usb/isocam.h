@@ -58,6 +58,10 @@ struct isocam_stats {
 	u32 bad_descs;		/* packets whose fields were not ours */
 	u32 stream_failures;	/* streams ended for the application */
 	u32 ts_clamped;		/* stamps raised to keep them increasing */
+	/* The completion handler's packet work (parsing and copying). */
+	u64 urb_ns;		/* its total time */
+	u32 urb_ns_max;		/* its longest, one URB */
+	u32 urbs_irqs_off;	/* URBs completed with interrupts off */
 };
 
 struct isocam_dev {
