@@ -241,6 +241,9 @@ int usbip_server_listen(struct usbip_server *s)
 		return -1;
 	}
 	s->listen_fd = fd;
+	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127)
+		emu_log("warning: --bind %s is not loopback, and USB/IP has no authentication: anyone who reaches %s:%u can attach these cameras",
+			s->bind, s->bind, s->cfg.port);
 	emu_log("listening on %s:%u with %u camera%s (bus id%s 1-1%s%s)",
 		s->bind, s->cfg.port, s->count, s->count > 1 ? "s" : "",
 		s->count > 1 ? "s" : "", s->count > 1 ? "..1-" : "",

@@ -1131,6 +1131,50 @@ static bool lists_devices(int fd)
 	       op.code == USBIP_OP_REP_DEVLIST;
 }
 
+/* Listen on bind (port 0: any) and return what the server logged. */
+static char *listen_log(const char *bind)
+{
+	struct usbip_server_config cfg = { .bind = bind };
+	struct usbip_server *saved = use_server(&cfg);
+	FILE *tmp = tmpfile();
+	int err = dup(2);
+	char *text = calloc(1, 4096);
+
+	assert_non_null(tmp);
+	assert_non_null(text);
+	assert_true(err >= 0);
+	fflush(stderr);
+	assert_true(dup2(fileno(tmp), 2) >= 0);
+	assert_int_equal(usbip_server_listen(srv), 0);
+	fflush(stderr);
+	assert_true(dup2(err, 2) >= 0);
+	close(err);
+	rewind(tmp);
+	assert_true(fread(text, 1, 4095, tmp) > 0);
+	fclose(tmp);
+	restore_server(saved);
+	return text;
+}
+
+/*
+ * --bind off loopback says USB/IP has no authentication (the systemd
+ * unit's users bind where others can reach); loopback says nothing.
+ */
+static void test_bind_warns_off_loopback(void **state)
+{
+	char *t;
+
+	(void)state;
+	t = listen_log("0.0.0.0");
+	assert_non_null(strstr(t, "warning: --bind 0.0.0.0 is not loopback, and USB/IP has no authentication"));
+	assert_non_null(strstr(t, "listening on 0.0.0.0"));
+	free(t);
+	t = listen_log("127.0.0.1");
+	assert_null(strstr(t, "warning"));
+	assert_non_null(strstr(t, "listening on 127.0.0.1"));
+	free(t);
+}
+
 /*
  * --max-clients 2 over TCP: a third connection is accepted and closed at
  * once while two are served; once one of them has gone, a new one is
@@ -1254,6 +1298,7 @@ int main(void)
 		cmocka_unit_test(test_request_timeout),
 		cmocka_unit_test(test_first_urb_timeout),
 		cmocka_unit_test(test_max_clients),
+		cmocka_unit_test(test_bind_warns_off_loopback),
 		cmocka_unit_test(test_no_pacing),
 	};
 
