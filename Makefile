@@ -32,6 +32,7 @@ BENCHES :=		# benchmark programs, run by 'make bench'
 
 .PHONY: all modules userspace check check-run check-debug check-debug-run demo-run unit fuzz \
 	vmtest bench demo deps lint soak stress check-under-load \
+	install uninstall install-dkms \
 	clean help
 .DEFAULT_GOAL := all
 
@@ -48,6 +49,9 @@ help:
 	@echo "make soak      1000 unplugs while streaming in the VM (SOAK_CYCLES=N)"
 	@echo "make stress    1000 stream start/stop cycles in the VM beside a host CPU hog (STRESS_CYCLES=N)"
 	@echo "make check-under-load  make check beside a host CPU hog (LOAD_CPUS, LOAD_PCT)"
+	@echo "make install   modules for KVER (depmod), tools, man pages, systemd unit (PREFIX, DESTDIR)"
+	@echo "make uninstall what make install put there"
+	@echo "make install-dkms  module sources into /usr/src for DKMS, then dkms add"
 
 deps:
 	$(ROOT)/scripts/deps.sh
@@ -106,6 +110,21 @@ demo-run: all
 
 lint:
 	$(ROOT)/scripts/lint.sh
+
+# Installed like a driver (scripts/install.sh): the modules for KVER (then
+# depmod), the tools, man pages and a systemd unit under PREFIX. DESTDIR
+# stages into a directory instead (no depmod). install-dkms puts the
+# module sources under /usr/src for DKMS (dkms.conf) and runs dkms add.
+PREFIX ?= /usr/local
+export PREFIX DESTDIR
+install: modules userspace
+	ROOT=$(ROOT) $(ROOT)/scripts/install.sh install
+
+uninstall:
+	ROOT=$(ROOT) $(ROOT)/scripts/install.sh uninstall
+
+install-dkms:
+	ROOT=$(ROOT) $(ROOT)/scripts/install.sh dkms
 
 # Not part of check: about 40 minutes for the default 1000 cycles.
 SOAK_CYCLES ?= 1000

@@ -8,7 +8,7 @@
 #                 on build/fuzz-corpus/<name> (seeded from
 #                 tests/fuzz/corpus/<name>/ when present) and counts once
 #   VM_TIMEOUT    per guest script limit for the VM suite (default 300)
-# Then the VM harness self-test (tests/vm/selftest.sh, counts once) and the
+# Then tests/install/install.sh (counts once), the VM harness self-test (tests/vm/selftest.sh, counts once) and the
 # VM suite: every tests/vm/suite/*.sh in ONE boot, each script one result;
 # then `make demo`'s script, checked for the files it promises (one result).
 # Logs go to build/check/. The last line is `N passed, N failed`; the exit
@@ -91,6 +91,11 @@ done
 section "lint"
 "$ROOT/scripts/lint.sh" 2>&1 | tee "$LOGS/lint.log"
 if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "lint (see $LOGS/lint.log)"; fi
+
+# --- installed like a driver: make install, uninstall, DKMS ------------------
+section "install (make install, make uninstall, DKMS)"
+"$ROOT/tests/install/install.sh" 2>&1 | tee "$LOGS/install.log"
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "install (see $LOGS/install.log)"; fi
 
 # --- the VM harness self-test -----------------------------------------------
 section "vm: harness self-test"

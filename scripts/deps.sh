@@ -11,7 +11,7 @@ usbip usbutils v4l-utils i2c-tools ffmpeg
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 libusb-1.0-0-dev libcmocka-dev libjpeg62-turbo-dev
 flex bison bc libelf-dev libssl-dev
-python3 perl stress-ng
+python3 perl stress-ng gnuplot-nox dkms man-db
 "
 
 missing=""
