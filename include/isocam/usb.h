@@ -11,6 +11,8 @@
 
 #include <linux/types.h>
 
+#include <isocam/payload.h>
+
 /*
  * pid.codes (0x1209) reserves PIDs 0x0001..0x0010 for testing; isocam is
  * an emulated test device, so it takes one of them. Never ship hardware
@@ -71,6 +73,43 @@ static inline unsigned int isocam_usb_maxp_bytes(unsigned int wmaxp)
 
 /* High speed: 8000 microframes per second. */
 #define ISOCAM_USB_MICROFRAMES_PER_SEC	8000
+
+/*
+ * Bulk transport personality (isocam-emu --transport=bulk), as UVC bulk
+ * cameras do it. The video interface then has alt 0 only, carrying one
+ * bulk IN endpoint (ISOCAM_USB_BULK_EP_ADDR, wMaxPacketSize
+ * ISOCAM_USB_BULK_MAXP, high speed); SET_INTERFACE(0) is the only alt
+ * change and the endpoint exists whenever the device is configured.
+ *
+ * Each completed bulk IN transfer (URB) carries ONE payload transfer: the
+ * payload header of <isocam/payload.h> (always ISOCAM_PH_LEN_FULL bytes,
+ * PTS and SCR present) followed by frame data. Its length is at most
+ * min(transfer_buffer_length, ISOCAM_USB_BULK_MAX_PAYLOAD). A frame is a
+ * run of payload transfers with one FID; every transfer but the frame's
+ * last is as long as the URB allows, the last has EOF set and may be
+ * shorter. A frame never shares a transfer with the next one. PTS is the
+ * frame's start of exposure (the same in all its transfers), SCR the send
+ * time, both in the 1 MHz sensor clock, as for iso.
+ *
+ * A payload transfer whose length is a multiple of wMaxPacketSize would
+ * end with a zero-length packet on a real bus; the host must take the
+ * URB's actual_length as the transfer's end and not wait for a ZLP.
+ * The device never completes a bulk URB empty: while no frame data is
+ * buffered (sensor in standby, or between frames) URBs stay queued.
+ * The host should submit URBs of ISOCAM_USB_BULK_MAX_PAYLOAD bytes;
+ * shorter ones (down to ISOCAM_USB_BULK_MIN_URB) work, each transfer
+ * then carrying less, and the device refuses smaller ones.
+ *
+ * A stream stops (the frame in progress is discarded, never ended with
+ * EOF) when the sensor leaves streaming mode, at SET_INTERFACE(0) and at
+ * CLEAR_FEATURE(ENDPOINT_HALT) on the bulk endpoint (what UVC hosts send
+ * at stream off); it restarts with the next frame captured, FID 0.
+ */
+#define ISOCAM_USB_BULK_EP_ADDR		ISOCAM_USB_ISO_EP_ADDR	/* 0x81 */
+#define ISOCAM_USB_BULK_MAXP		512
+#define ISOCAM_USB_BULK_MAX_PAYLOAD	65536	/* header included */
+/* the smallest URB that carries a header and one byte of data */
+#define ISOCAM_USB_BULK_MIN_URB		(ISOCAM_PH_LEN_FULL + 1)
 
 /*
  * Vendor control requests. All use bmRequestType
