@@ -87,7 +87,8 @@ struct bridge *bridge_new(const struct bridge_config *cfg)
 	b->verbose = cfg->verbose;
 	b->fault = cfg->fault;
 	b->hostile = cfg->hostile;
-	usb_descriptors_init(&b->desc, cfg->serial, cfg->hostile);
+	usb_descriptors_init(&b->desc, cfg->serial, cfg->hostile,
+			     cfg->transport);
 	i2c_bus_init(&b->bus);
 	b->sensor = ic1280_new(cfg->chip_id);
 	if (!b->sensor)
@@ -133,6 +134,35 @@ bool bridge_configured(const struct bridge *b)
 	return b->config != 0;
 }
 
+enum usb_transport bridge_transport(const struct bridge *b)
+{
+	return b->desc.transport;
+}
+
+uint32_t bridge_bulk_payload_max(const struct bridge *b)
+{
+	return b->desc.transport == USB_TRANSPORT_BULK && b->config ?
+	       ISOCAM_USB_BULK_MAX_PAYLOAD : 0;
+}
+
+bool bridge_ep_halted(const struct bridge *b)
+{
+	return b->ep_halted;
+}
+
+static uint8_t video_ep_addr(const struct bridge *b)
+{
+	return b->desc.transport == USB_TRANSPORT_BULK ?
+	       ISOCAM_USB_BULK_EP_ADDR : ISOCAM_USB_ISO_EP_ADDR;
+}
+
+/* The video endpoint exists: iso in alts >= 1, bulk once configured. */
+static bool video_ep_present(const struct bridge *b)
+{
+	return b->desc.transport == USB_TRANSPORT_BULK ? b->config != 0 :
+	       b->alt != 0;
+}
+
 struct video_stream *bridge_video(struct bridge *b)
 {
 	return b->video;
@@ -153,10 +183,27 @@ static size_t in_len(const struct usb_setup *s, size_t len)
 	return s->wLength < len ? s->wLength : len;
 }
 
+/*
+ * Bulk: the pipe restarts (the frame in progress is lost) and runs while
+ * configured, one payload transfer at most the contract's maximum.
+ */
+static void restart_bulk_pipe(struct bridge *b)
+{
+	video_stream_set_packet_size(b->video, 0);
+	video_stream_set_packet_size(b->video, bridge_bulk_payload_max(b));
+}
+
 static void set_alt(struct bridge *b, uint8_t alt)
 {
 	b->alt = alt;
 	b->ep_halted = false;
+	if (b->desc.transport == USB_TRANSPORT_BULK) {
+		restart_bulk_pipe(b);
+		if (b->verbose)
+			emu_log("%s: alt setting %u (bulk, payload transfers of at most %u bytes)",
+				b->name, alt, bridge_bulk_payload_max(b));
+		return;
+	}
 	video_stream_set_packet_size(b->video, bridge_packet_bytes(b));
 	if (b->verbose)
 		emu_log("%s: alt setting %u (%u bytes per microframe)",
@@ -213,8 +260,8 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 		data[0] = 0;
 		data[1] = 0;
 		if (recip == USB_RECIP_ENDPOINT) {
-			if ((s->wIndex & 0xff) == ISOCAM_USB_ISO_EP_ADDR &&
-			    b->alt)
+			if ((s->wIndex & 0xff) == video_ep_addr(b) &&
+			    video_ep_present(b))
 				data[0] = b->ep_halted;
 			else if ((s->wIndex & 0x7f) != 0)
 				return BRIDGE_STALL;
@@ -231,10 +278,14 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 		    s->wValue == USB_ENDPOINT_HALT) {
 			if ((s->wIndex & 0x7f) == 0)
 				return 0;
-			if ((s->wIndex & 0xff) != ISOCAM_USB_ISO_EP_ADDR ||
-			    !b->alt)
+			if ((s->wIndex & 0xff) != video_ep_addr(b) ||
+			    !video_ep_present(b))
 				return BRIDGE_STALL;
 			b->ep_halted = s->bRequest == USB_REQ_SET_FEATURE;
+			/* a UVC host's stream off on a bulk camera */
+			if (!b->ep_halted &&
+			    b->desc.transport == USB_TRANSPORT_BULK)
+				restart_bulk_pipe(b);
 			return 0;
 		}
 		if (recip == USB_RECIP_DEVICE &&

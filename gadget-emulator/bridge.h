@@ -28,6 +28,7 @@ struct bridge_config {
 	struct hostile *hostile;	/* may be NULL; not owned */
 	bool verbose;		/* log every i2c write and request */
 	bool free_run;		/* video_stream_set_free_run() */
+	enum usb_transport transport;	/* iso (0, the default) or bulk */
 };
 
 /* The 8-byte SETUP packet, decoded (wire order is little endian). */
@@ -64,6 +65,15 @@ unsigned int bridge_alt(const struct bridge *b);
 uint32_t bridge_packet_bytes(const struct bridge *b);
 /* SET_CONFIGURATION(1) happened and was not undone. */
 bool bridge_configured(const struct bridge *b);
+enum usb_transport bridge_transport(const struct bridge *b);
+/*
+ * Bulk: the most one payload transfer carries (ISOCAM_USB_BULK_MAX_PAYLOAD)
+ * while the bulk endpoint exists (configured); 0 when it does not, and
+ * always 0 for the iso transport.
+ */
+uint32_t bridge_bulk_payload_max(const struct bridge *b);
+/* SET_FEATURE(ENDPOINT_HALT) on the video endpoint, not yet cleared. */
+bool bridge_ep_halted(const struct bridge *b);
 
 struct video_stream *bridge_video(struct bridge *b);
 struct ic1280 *bridge_sensor(struct bridge *b);

@@ -26,7 +26,7 @@ uint32_t usb_alt_packet_bytes(unsigned int alt)
 uint32_t usb_descriptors_alt_bytes(const struct usb_descriptors *d,
 				   unsigned int alt)
 {
-	if (alt >= d->num_alts)
+	if (alt >= d->num_alts || d->transport != USB_TRANSPORT_ISO)
 		return 0;
 	return usb_alt_packet_bytes(alt < ISOCAM_USB_NUM_ALTS ? alt :
 				    ISOCAM_USB_NUM_ALTS - 1);
@@ -86,6 +86,21 @@ static uint8_t *put_endpoint(uint8_t *p, unsigned int alt,
 	return p + USB_DESC_EP_LEN;
 }
 
+/* Bulk: alt 0 with the bulk IN endpoint; descriptor modes do not apply. */
+static uint16_t put_config_bulk(struct usb_descriptors *d)
+{
+	uint8_t *p = put_iface(d->config + USB_DESC_CONFIG_HDR_LEN, 0, 1);
+
+	p[0] = USB_DESC_EP_LEN;
+	p[1] = USB_DT_ENDPOINT;
+	p[2] = ISOCAM_USB_BULK_EP_ADDR;
+	p[3] = USB_ENDPOINT_XFER_BULK;
+	put_le16(p + 4, ISOCAM_USB_BULK_MAXP);
+	p[6] = 0;			/* bInterval: no NAK rate limit */
+	put_config_hdr(d->config, USB_DT_CONFIG, USB_DESC_CONFIG_BULK_LEN);
+	return USB_DESC_CONFIG_BULK_LEN;
+}
+
 /*
  * The configuration descriptor; returns the bytes GET_DESCRIPTOR sends
  * (fewer than wTotalLength says with desc-truncated).
@@ -116,7 +131,7 @@ static uint16_t put_config(struct usb_descriptors *d, const struct hostile *h)
 }
 
 void usb_descriptors_init(struct usb_descriptors *d, const char *serial,
-			  const struct hostile *h)
+			  const struct hostile *h, enum usb_transport transport)
 {
 	uint8_t *p;
 
@@ -145,9 +160,15 @@ void usb_descriptors_init(struct usb_descriptors *d, const char *serial,
 	p[6] = 64;
 	p[7] = 1;
 
-	d->num_alts = hostile_on(h, HOSTILE_DESC_100_ALTS) ? HOSTILE_DESC_ALTS :
-		      ISOCAM_USB_NUM_ALTS;
-	d->config_len = put_config(d, h);
+	d->transport = transport;
+	if (transport == USB_TRANSPORT_BULK) {
+		d->num_alts = 1;
+		d->config_len = put_config_bulk(d);
+	} else {
+		d->num_alts = hostile_on(h, HOSTILE_DESC_100_ALTS) ?
+			      HOSTILE_DESC_ALTS : ISOCAM_USB_NUM_ALTS;
+		d->config_len = put_config(d, h);
+	}
 
 	put_config_hdr(d->other_speed, USB_DT_OTHER_SPEED_CONFIG,
 		       USB_DESC_OTHER_SPEED_LEN);

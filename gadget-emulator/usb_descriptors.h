@@ -4,7 +4,8 @@
  * speed (bcdUSB 2.00) device with one configuration holding one
  * vendor-specific video interface, alt 0 without endpoints and alts
  * 1..ISOCAM_USB_NUM_ALTS-1 each with one isochronous IN endpoint; or, with
- * a hostile descriptor mode (hostile.h), a configuration that lies.
+ * a hostile descriptor mode (hostile.h), a configuration that lies. The
+ * bulk transport has alt 0 alone, with one bulk IN endpoint (usb.h).
  */
 #ifndef ISOCAM_EMU_USB_DESCRIPTORS_H
 #define ISOCAM_EMU_USB_DESCRIPTORS_H
@@ -25,6 +26,9 @@
 #define USB_DESC_CONFIG_TOTAL_LEN \
 	(USB_DESC_CONFIG_HDR_LEN + ISOCAM_USB_NUM_ALTS * USB_DESC_IFACE_LEN + \
 	 (ISOCAM_USB_NUM_ALTS - 1) * USB_DESC_EP_LEN)
+/* bulk: config + alt 0's interface descriptor + its bulk endpoint */
+#define USB_DESC_CONFIG_BULK_LEN \
+	(USB_DESC_CONFIG_HDR_LEN + USB_DESC_IFACE_LEN + USB_DESC_EP_LEN)
 /* room for the largest hostile layout: desc-100-alts */
 #define USB_DESC_CONFIG_MAX_LEN \
 	(USB_DESC_CONFIG_HDR_LEN + HOSTILE_DESC_ALTS * USB_DESC_IFACE_LEN + \
@@ -41,22 +45,30 @@
 #define USB_STR_INTERFACE_TEXT		"isocam video"
 #define USB_SERIAL_MAX			32
 
+/* How the video endpoint moves data: the camera's personality. */
+enum usb_transport {
+	USB_TRANSPORT_ISO,	/* alts 1..7, isochronous IN (the default) */
+	USB_TRANSPORT_BULK,	/* alt 0, one bulk IN endpoint */
+};
+
 struct usb_descriptors {
 	uint8_t device[USB_DESC_DEVICE_LEN];
 	uint8_t qualifier[USB_DESC_QUALIFIER_LEN];
 	uint8_t config[USB_DESC_CONFIG_MAX_LEN];
 	uint16_t config_len;		/* what GET_DESCRIPTOR sends of it */
 	unsigned int num_alts;		/* SET_INTERFACE takes 0..num_alts-1 */
+	enum usb_transport transport;
 	uint8_t other_speed[USB_DESC_OTHER_SPEED_LEN];
 	char serial[USB_SERIAL_MAX];
 };
 
 /*
  * serial: the iSerialNumber string, unique per emulated camera. h (may
- * be NULL): its descriptor modes shape the configuration descriptor.
+ * be NULL): its descriptor modes shape the iso configuration descriptor;
+ * the bulk layout ignores them (usbip_server refuses the combination).
  */
 void usb_descriptors_init(struct usb_descriptors *d, const char *serial,
-			  const struct hostile *h);
+			  const struct hostile *h, enum usb_transport transport);
 
 /*
  * GET_DESCRIPTOR(type, index, langid): copies up to outlen bytes of the
@@ -74,6 +86,7 @@ uint32_t usb_alt_packet_bytes(unsigned int alt);
 /*
  * The same for the alts these descriptors offer: desc-100-alts' alts 8..99
  * stream as alt 7 does; other descriptor lies leave the streaming alone.
+ * 0 for every alt of the bulk layout: it has no isochronous endpoint.
  */
 uint32_t usb_descriptors_alt_bytes(const struct usb_descriptors *d,
 				   unsigned int alt);
