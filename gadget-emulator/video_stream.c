@@ -11,6 +11,10 @@
  * Capture renders only when the buffer is free; a busy buffer drops the
  * frame, and its counter is skipped so receivers can see the gap.
  *
+ * The bulk transport asks video_stream_poll() whether data waits before
+ * it takes a packet (a payload transfer, there) so that its URBs wait
+ * rather than complete empty; the packets themselves are the same.
+ *
  * Packets: a 12-byte payload header (PTS = start of exposure, the
  * effective exposure before the capture slot; SCR = send time; both in
  * the 1 MHz sensor clock; FID toggling per frame; EOF on
@@ -294,17 +298,16 @@ bool video_stream_next_frame(const struct video_stream *vs, uint32_t *counter)
 	return true;
 }
 
-size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
-			   uint8_t *pkt, size_t maxlen)
+/*
+ * Bring the pipe to bus time t_ns: stop, (re)start and capture as the
+ * sensor and the endpoint say. False while it cannot stream.
+ */
+static bool advance(struct video_stream *vs, uint64_t t_ns)
 {
-	size_t room, n, d, len;
-	uint8_t info;
-	bool last;
-
 	if (!ic1280_streaming(vs->sensor) || !vs->packet_bytes) {
 		if (vs->running)
 			stream_stop(vs);
-		return 0;
+		return false;
 	}
 	/* A standby/streaming pair between two polls is a new stream too. */
 	if (vs->running && vs->stream_id != ic1280_stream_starts(vs->sensor))
@@ -313,7 +316,29 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 		stream_start(vs, t_ns);
 
 	run_captures(vs, t_ns);
-	if (!vs->busy)
+	return true;
+}
+
+bool video_stream_poll(struct video_stream *vs, uint64_t t_ns,
+		       uint64_t *next_ns)
+{
+	*next_ns = UINT64_MAX;
+	if (!advance(vs, t_ns))
+		return false;
+	if (vs->busy)
+		return true;
+	*next_ns = vs->next_capture_ns;
+	return false;
+}
+
+size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
+			   uint8_t *pkt, size_t maxlen)
+{
+	size_t room, n, d, len;
+	uint8_t info;
+	bool last;
+
+	if (!advance(vs, t_ns) || !vs->busy)
 		return 0;
 
 	room = maxlen < vs->packet_bytes ? maxlen : vs->packet_bytes;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * The bridge's video pipe: frames from the sensor, cut into isochronous
- * packets with payload headers (include/isocam/payload.h), in real time.
+ * packets (or bulk payload transfers, each one "packet" here) with
+ * payload headers (include/isocam/payload.h), in real time.
  *
  * Model: a bridge with a one-frame buffer. While the sensor streams, frame
  * N is captured at t0 + N * period. When it is captured and the buffer is
@@ -58,6 +59,18 @@ void video_stream_set_hostile(struct video_stream *vs,
  */
 size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 			   uint8_t *pkt, size_t maxlen);
+
+/*
+ * For a transport that sends only when it has data (bulk): bring the pipe
+ * to bus time t_ns exactly as video_stream_packet() would (start, stop,
+ * captures), without sending. True when frame data waits, so the next
+ * video_stream_packet() at t_ns carries some (unless a fault drops it).
+ * Otherwise *next_ns is the bus time of the next capture slot, or
+ * UINT64_MAX while the pipe cannot stream (sensor in standby, no
+ * endpoint): only a control request changes that.
+ */
+bool video_stream_poll(struct video_stream *vs, uint64_t t_ns,
+		       uint64_t *next_ns);
 
 /*
  * While the pipe streams: true, and *counter is the frame the next capture
