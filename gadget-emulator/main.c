@@ -82,6 +82,13 @@ static void usage(FILE *f)
 "                   within SECS is dropped and the camera freed (default\n"
 "                   %u; 0: never). Once URBs came, an idle camera is\n"
 "                   normal and never timed out\n"
+"  --transport=KIND iso (default): alts 1..7 with an isochronous IN\n"
+"                   endpoint, paced in 125 us microframes; bulk: alt 0\n"
+"                   only, with one bulk IN endpoint (0x%02x, %u-byte\n"
+"                   packets): each bulk URB waits for frame data and gets\n"
+"                   one payload transfer (header + data, at most %u\n"
+"                   bytes), as UVC bulk cameras send. Hostile descriptor\n"
+"                   modes need iso\n"
 "  --free-run       a test personality for transport benchmarks: each\n"
 "                   frame is captured as soon as the one before it is\n"
 "                   sent, whatever the frame rate set, so every\n"
@@ -100,7 +107,9 @@ static void usage(FILE *f)
 		IC1280_CHIP_ID, USBIP_DEFAULT_LATE_TOLERANCE_MS,
 		STATUS_INTERVAL_S, USBIP_SERVER_DEFAULT_MAX_CLIENTS,
 		USBIP_DEFAULT_REQUEST_TIMEOUT_MS / 1000,
-		USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS / 1000);
+		USBIP_DEFAULT_FIRST_URB_TIMEOUT_MS / 1000,
+		ISOCAM_USB_BULK_EP_ADDR, ISOCAM_USB_BULK_MAXP,
+		ISOCAM_USB_BULK_MAX_PAYLOAD);
 	fprintf(f, "\nHostile modes (--hostile=NAME[,NAME...]):\n");
 	hostile_usage(f, 2);
 }
@@ -172,6 +181,7 @@ int main(int argc, char **argv)
 		{ "first-urb-timeout", required_argument, NULL, 'U' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "free-run", no_argument, NULL, 'F' },
+		{ "transport", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -261,6 +271,15 @@ int main(int argc, char **argv)
 			break;
 		case 'F':
 			cfg.free_run = true;
+			break;
+		case 'T':
+			if (strcmp(optarg, "iso") && strcmp(optarg, "bulk")) {
+				fprintf(stderr, "isocam-emu: --transport=%s: expected iso or bulk\n",
+					optarg);
+				return 2;
+			}
+			cfg.transport = !strcmp(optarg, "bulk") ?
+					USB_TRANSPORT_BULK : USB_TRANSPORT_ISO;
 			break;
 		case 'h':
 			usage(stdout);

@@ -173,10 +173,18 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 			return NULL;
 		}
 		log_hostile(cam);
+		if (cfg->transport == USB_TRANSPORT_BULK &&
+		    hostile_any_desc(cam->hostile)) {
+			emu_log("--hostile: descriptor modes lie about the iso alt settings; they do not go with --transport=bulk");
+			s->count = i + 1;
+			usbip_server_free(s);
+			return NULL;
+		}
 		cam->bcfg.fault = cam->fault;
 		cam->bcfg.hostile = cam->hostile;
 		cam->bcfg.verbose = cfg->verbose;
 		cam->bcfg.free_run = cfg->free_run;
+		cam->bcfg.transport = cfg->transport;
 		cam->bridge = bridge_new(&cam->bcfg);
 		s->count = i + 1;
 		if (!cam->bridge) {
@@ -244,8 +252,10 @@ int usbip_server_listen(struct usbip_server *s)
 	if ((ntohl(sa.sin_addr.s_addr) >> 24) != 127)
 		emu_log("warning: --bind %s is not loopback, and USB/IP has no authentication: anyone who reaches %s:%u can attach these cameras",
 			s->bind, s->bind, s->cfg.port);
-	emu_log("listening on %s:%u with %u camera%s (bus id%s 1-1%s%s)",
-		s->bind, s->cfg.port, s->count, s->count > 1 ? "s" : "",
+	emu_log("listening on %s:%u with %u %s camera%s (bus id%s 1-1%s%s)",
+		s->bind, s->cfg.port, s->count,
+		s->cfg.transport == USB_TRANSPORT_BULK ? "bulk" : "iso",
+		s->count > 1 ? "s" : "",
 		s->count > 1 ? "s" : "", s->count > 1 ? "..1-" : "",
 		s->count > 1 ? s->cam[s->count - 1].busid + 2 : "");
 	return 0;

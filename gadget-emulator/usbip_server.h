@@ -4,13 +4,16 @@
  * connection either lists the devices or imports one camera; an imported
  * camera then runs a session (one thread per connection) that answers
  * control URBs at once and completes isochronous IN URBs in real time,
- * on a per-session bus clock of 125 us microframes.
+ * on a per-session bus clock of 125 us microframes (or, with the bulk
+ * transport, bulk IN URBs as frame data comes).
  */
 #ifndef ISOCAM_EMU_USBIP_SERVER_H
 #define ISOCAM_EMU_USBIP_SERVER_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "usb_descriptors.h"
 
 #define USBIP_SERVER_MAX_CAMERAS	32
 #define USBIP_SERVER_DEFAULT_PORT	3240
@@ -49,6 +52,11 @@ struct usbip_server_config {
 	unsigned int late_tolerance_ms;
 	bool verbose;
 	bool free_run;		/* every camera free-runs (bridge.h) */
+	/*
+	 * Every camera's video endpoint: iso (default) or bulk. Hostile
+	 * descriptor modes lie about the iso layout: refused with bulk.
+	 */
+	enum usb_transport transport;
 	/* the limits above; 0 for each takes its default */
 	unsigned int max_clients;
 	unsigned int request_timeout_ms;	/* or USBIP_TIMEOUT_NEVER */

@@ -30,12 +30,21 @@
 #include "video_stream.h"
 
 #define ISO_EP		(ISOCAM_USB_ISO_EP_ADDR & 0x0f)
+#define BULK_EP		(ISOCAM_USB_BULK_EP_ADDR & 0x0f)
 #define RX_INITIAL	(64 * 1024)
 /* per-command bounds (usbip_session.h says why these two) */
 #define MAX_OUT_DATA	65535u
 #define MAX_UFRAME_BYTES	3072u
 /* unlinks kept for a URB not yet submitted (usbip_session.h) */
 #define EARLY_UNLINK_MAX	16u
+/* bulk IN URBs waiting for data at once (usbip_session.h) */
+#define BULK_QUEUE_MAX		64u
+/*
+ * Payload transfers a fault or hostile mode may lose in a row before the
+ * session looks at its socket again (it then goes on at once): bounds the
+ * work of one pass when every transfer is lost and frames free-run.
+ */
+#define BULK_LOST_MAX		64u
 
 struct iso_urb {
 	struct iso_urb *next;
@@ -48,6 +57,13 @@ struct iso_urb {
 	struct {
 		uint32_t offset, length;
 	} pkt[];
+};
+
+/* A bulk IN URB waiting for frame data: one payload transfer. */
+struct bulk_urb {
+	struct bulk_urb *next;
+	uint32_t seqnum;
+	uint32_t tbl;			/* transfer_buffer_length */
 };
 
 struct session {
@@ -63,6 +79,9 @@ struct session {
 	size_t tx_cap;
 
 	struct iso_urb *head, *tail;	/* in deadline order */
+	bool bulk;			/* the camera's transport is bulk */
+	struct bulk_urb *bulk_head;	/* in submission order */
+	unsigned int n_bulk;
 	uint32_t queued_uframes;	/* packets of head..tail */
 	bool rx_blocked;		/* an iso URB in rx waits for room */
 	size_t skip;			/* bytes of a refused command to drop */
@@ -277,6 +296,23 @@ static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
 	return 0;
 }
 
+/* vanish: one opportunity per frame sent, e.g. after:300 frames */
+static int check_vanish(struct session *ss,
+			const struct video_stream_stats *st)
+{
+	while (ss->frames_seen < st->frames_sent) {
+		ss->frames_seen++;
+		if (fault_hit(ss->cam->fault, FAULT_VANISH)) {
+			emu_log("%s: fault: vanishing after %llu frames (dropping the connection)",
+				ss->cam->name,
+				(unsigned long long)ss->frames_seen);
+			ss->vanish = true;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Fill and send the oldest iso URB; its deadline has come. */
 static int complete_iso(struct session *ss)
 {
@@ -347,18 +383,125 @@ static int complete_iso(struct session *ss)
 	ret = send_all(ss, ss->tx, USBIP_HEADER_LEN + r.data_len +
 		       (size_t)r.np * USBIP_ISO_DESC_LEN);
 	free(u);
+	return ret < 0 ? -1 : check_vanish(ss, &st);
+}
 
-	/* vanish: one opportunity per frame sent, e.g. after:300 frames */
-	while (ret == 0 && ss->frames_seen < st.frames_sent) {
-		ss->frames_seen++;
-		if (fault_hit(cam->fault, FAULT_VANISH)) {
-			emu_log("%s: fault: vanishing after %llu frames (dropping the connection)",
-				cam->name, (unsigned long long)ss->frames_seen);
-			ss->vanish = true;
-			return -1;
-		}
+/*
+ * Queue a bulk IN URB; it completes once frame data is there. One too
+ * small for a header and a byte of data, or past the queue's bound, is
+ * refused -EMSGSIZE (usbip_session.h).
+ */
+static int queue_bulk(struct session *ss, const struct usbip_cmd *cmd)
+{
+	uint32_t tbl = (uint32_t)cmd->hdr.u.cmd_submit.transfer_buffer_length;
+	struct bulk_urb *u, **pp;
+	char why[96] = "";
+
+	if (tbl < ISOCAM_USB_BULK_MIN_URB)
+		snprintf(why, sizeof(why),
+			 "transfer_buffer_length %u below the %u a payload transfer needs",
+			 tbl, ISOCAM_USB_BULK_MIN_URB);
+	else if (ss->n_bulk >= BULK_QUEUE_MAX)
+		snprintf(why, sizeof(why), "%u bulk URBs wait already",
+			 ss->n_bulk);
+	if (why[0]) {
+		emu_log("%s: client %s: bulk URB seqnum %u refused (-EMSGSIZE): %s",
+			ss->cam->name, ss->cam->client, cmd->hdr.seqnum, why);
+		return reply_status(ss, cmd->hdr.seqnum, -EMSGSIZE);
 	}
+	u = malloc(sizeof(*u));
+	if (!u) {
+		emu_log("%s: out of memory queuing a bulk URB", ss->cam->name);
+		return -1;
+	}
+	*u = (struct bulk_urb){ .seqnum = cmd->hdr.seqnum, .tbl = tbl };
+	for (pp = &ss->bulk_head; *pp; pp = &(*pp)->next)
+		;
+	*pp = u;
+	ss->n_bulk++;
+	return 0;
+}
+
+/* Take the oldest bulk URB off the queue and answer it. */
+static int send_bulk(struct session *ss, int32_t status, size_t len)
+{
+	struct bulk_urb *u = ss->bulk_head;
+	struct usbip_header h;
+	int ret;
+
+	ss->bulk_head = u->next;
+	ss->n_bulk--;
+	usbip_ret_submit_header(&h, u->seqnum, status, (int32_t)len, 0);
+	usbip_header_encode(ss->tx, &h);
+	ret = send_all(ss, ss->tx, USBIP_HEADER_LEN + len);
+	free(u);
 	return ret;
+}
+
+/*
+ * Complete the queued bulk URBs that frame data is ready for, one payload
+ * transfer each, at the current monotonic time: bulk has no schedule, so
+ * data goes as soon as the bridge has it. When it has none, the URBs wait
+ * and *wake becomes the next capture slot (if that is sooner). Without
+ * the endpoint (deconfigured) they end -ESHUTDOWN; halted, -EPIPE.
+ */
+static int service_bulk(struct session *ss, uint64_t *wake)
+{
+	struct emu_camera *cam = ss->cam;
+	unsigned int lost = 0;
+
+	if (ss->bulk_head &&
+	    grow(&ss->tx, &ss->tx_cap,
+		 USBIP_HEADER_LEN + ISOCAM_USB_BULK_MAX_PAYLOAD) < 0) {
+		emu_log("%s: out of memory for a bulk reply", cam->name);
+		return -1;
+	}
+	while (ss->bulk_head) {
+		uint32_t room = ss->bulk_head->tbl;
+		struct video_stream_stats st;
+		struct video_stream *vs;
+		uint64_t now = now_ns(), next;
+		int32_t status = 0;
+		uint32_t max;
+		size_t n = 0;
+
+		pthread_mutex_lock(&cam->lock);
+		vs = bridge_video(cam->bridge);
+		max = bridge_bulk_payload_max(cam->bridge);
+		if (!max) {
+			status = -ESHUTDOWN;
+		} else if (bridge_ep_halted(cam->bridge)) {
+			status = BRIDGE_STALL;
+		} else if (!video_stream_poll(vs, now, &next)) {
+			pthread_mutex_unlock(&cam->lock);
+			if (next < *wake)
+				*wake = next;
+			return 0;
+		} else {
+			if (room > max)
+				room = max;
+			n = video_stream_packet(vs, now, ss->tx + USBIP_HEADER_LEN,
+						room);
+			if (n > room)	/* never trust a callee with vhci's rules */
+				n = room;
+		}
+		video_stream_get_stats(vs, &st);
+		pthread_mutex_unlock(&cam->lock);
+		if (!status && !n) {
+			/* lost (fault drop, hostile): the URB takes the next */
+			if (++lost < BULK_LOST_MAX)
+				continue;
+			*wake = now;
+			return 0;
+		}
+		if (status && ss->verbose)
+			emu_log("%s: bulk URB seqnum %u ended %d: the endpoint is %s",
+				cam->name, ss->bulk_head->seqnum, status,
+				status == BRIDGE_STALL ? "halted" : "gone");
+		if (send_bulk(ss, status, n) < 0 || check_vanish(ss, &st) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int send_ret_unlink(struct session *ss, uint32_t seqnum, int32_t status)
@@ -448,6 +591,7 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 {
 	uint32_t victim = cmd->hdr.u.cmd_unlink.seqnum;
 	struct iso_urb **pp, *u;
+	struct bulk_urb **bp, *b;
 	int32_t status = 0;	/* already completed (or never ours) */
 	bool answer = !hostile_on(ss->cam->hostile, HOSTILE_UNLINK_NEVER);
 	int held = hostile_held_unlink(&ss->held, victim);
@@ -462,6 +606,17 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 		*pp = u->next;
 		ss->queued_uframes -= u->np;
 		free(u);
+		status = -ECONNRESET;
+		break;
+	}
+	/* a waiting bulk URB: the same rules as a queued iso one */
+	for (bp = &ss->bulk_head; held < 0 && !status && (b = *bp);
+	     bp = &b->next) {
+		if (b->seqnum != victim)
+			continue;
+		*bp = b->next;
+		ss->n_bulk--;
+		free(b);
 		status = -ECONNRESET;
 		break;
 	}
@@ -493,6 +648,22 @@ static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
 
 	if (h->ep == 0)
 		return handle_control(ss, cmd);
+	if (ss->bulk && h->ep == BULK_EP && h->direction == USBIP_DIR_IN) {
+		bool ok, halted;
+
+		pthread_mutex_lock(&ss->cam->lock);
+		ok = bridge_bulk_payload_max(ss->cam->bridge) != 0;
+		halted = bridge_ep_halted(ss->cam->bridge);
+		pthread_mutex_unlock(&ss->cam->lock);
+		if (ok && !halted)
+			return queue_bulk(ss, cmd);
+		if (ok) {
+			if (ss->verbose)
+				emu_log("%s: bulk URB seqnum %u refused: the endpoint is halted",
+					ss->cam->name, h->seqnum);
+			return reply_status(ss, h->seqnum, BRIDGE_STALL);
+		}
+	}
 	if (cmd->iso && h->direction == USBIP_DIR_IN) {
 		bool ok;
 
@@ -622,7 +793,9 @@ static int process_rx(struct session *ss)
 			if (ss->skip)
 				return 0;
 		}
-		used = usbip_parse_cmd(ss->rx, ss->rx_len, 1u << ISO_EP, &cmd,
+		/* with bulk no endpoint is iso: no descriptors follow */
+		used = usbip_parse_cmd(ss->rx, ss->rx_len,
+				       ss->bulk ? 0 : 1u << ISO_EP, &cmd,
 				       &need, err, sizeof(err));
 		if (used == USBIP_PARSE_ERROR) {
 			emu_log("%s: client %s sent a malformed command (%s); closing connection",
@@ -706,12 +879,14 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 				cfg->first_cmd_timeout_ms * 1000000ull;
 	struct video_stream_stats st;
 	struct usbip_usb_device d;
+	struct bulk_urb *b;
 	struct iso_urb *u;
 
 	emu_camera_usbip_device(cam, &d);
 	ss.devid = d.busnum << 16 | d.devnum;
 	pthread_mutex_lock(&cam->lock);
 	video_stream_get_stats(bridge_video(cam->bridge), &st);
+	ss.bulk = bridge_transport(cam->bridge) == USB_TRANSPORT_BULK;
 	pthread_mutex_unlock(&cam->lock);
 	ss.frames_seen = st.frames_sent;
 	{
@@ -736,6 +911,8 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 		}
 		if (ss.head)
 			wake = ss.head->deadline_ns;
+		if (service_bulk(&ss, &wake) < 0)
+			goto out;
 		if (!ss.got_cmd && cfg->first_cmd_timeout_ms) {
 			if (now >= first_cmd_by) {
 				emu_log("%s: client %s imported the camera but sent no URB within %u ms (--first-urb-timeout); closing connection",
@@ -747,6 +924,8 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 				wake = first_cmd_by;
 		}
 		if (wake != UINT64_MAX) {
+			if (wake < now)	/* bulk looked at a later clock */
+				wake = now;
 			ts.tv_sec = (time_t)((wake - now) / 1000000000ull);
 			ts.tv_nsec = (long)((wake - now) % 1000000000ull);
 			tsp = &ts;
@@ -779,6 +958,10 @@ out:
 	while ((u = ss.head)) {
 		ss.head = u->next;
 		free(u);
+	}
+	while ((b = ss.bulk_head)) {
+		ss.bulk_head = b->next;
+		free(b);
 	}
 	hostile_held_free(&ss.held);
 	free(ss.rx);

@@ -29,6 +29,17 @@
  * CMD_SUBMIT seen waits: the CMD_SUBMIT it names is then dropped and the
  * unlink answered -ECONNRESET; one that a newer CMD_SUBMIT overtakes
  * named nothing that will come, and is answered 0. At most 16 wait.
+ *
+ * Bulk transport (include/isocam/usb.h has the wire rules): a bulk IN URB
+ * on the video endpoint waits in a queue until the bridge has frame data,
+ * then completes with one payload transfer (RET_SUBMIT, number_of_packets
+ * 0). There is no bus clock: the pipe runs on monotonic time and the
+ * session wakes at the next capture slot while URBs wait, so frames leave
+ * when the sensor makes them, never early and never as empty completions.
+ * Unlinks of waiting bulk URBs follow the rules above exactly as for
+ * queued iso URBs (-ECONNRESET and no RET_SUBMIT; early unlinks wait for
+ * their URB). Waiting URBs end -ESHUTDOWN if the device is deconfigured
+ * and -EPIPE once the endpoint is halted (a new one is STALLed then).
  */
 #ifndef ISOCAM_EMU_USBIP_SESSION_H
 #define ISOCAM_EMU_USBIP_SESSION_H
@@ -50,6 +61,11 @@ struct emu_camera;
  * - An iso URB of more packets than fit the queue at all is answered
  *   -EMSGSIZE, as is one whose transfer_buffer_length is above
  *   number_of_packets x 3072 (the most a high-speed microframe carries).
+ * - Bulk IN URBs waiting for data: at most 64; one more, or one whose
+ *   transfer_buffer_length is below ISOCAM_USB_BULK_MIN_URB, is answered
+ *   -EMSGSIZE. Refused rather than left unread: a waiting bulk URB may
+ *   wait for ever (sensor in standby), and an unlink behind it in the
+ *   socket must still be read.
  * - A URB with more than 65535 bytes of OUT data (ep0 is the only
  *   endpoint that takes any, and wLength is 16 bits) is answered
  *   -EMSGSIZE and its data skipped, never buffered.
