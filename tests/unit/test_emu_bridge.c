@@ -139,6 +139,82 @@ static void test_config_descriptor(void **state)
 	bridge_free(b);
 }
 
+/*
+ * --transport=bulk: alt 0 alone, with one bulk IN endpoint of the
+ * contract's address and packet size; no iso alt to select, and the
+ * endpoint exists (halt, status) while configured.
+ */
+static void test_bulk_descriptors(void **state)
+{
+	struct bridge_config cfg = {
+		.name = "cam0", .serial = "ISOCAM0001",
+		.chip_id = IC1280_CHIP_ID, .transport = USB_TRANSPORT_BULK,
+	};
+	struct bridge *b = bridge_new(&cfg);
+	uint8_t d[512];
+	int n;
+
+	(void)state;
+	assert_non_null(b);
+	assert_int_equal(bridge_transport(b), USB_TRANSPORT_BULK);
+	n = ctrl(b, USB_DIR_IN, USB_REQ_GET_DESCRIPTOR, USB_DT_CONFIG << 8, 0,
+		 sizeof(d), d);
+	assert_int_equal(n, 9 + 9 + 7);
+	assert_int_equal(d[2] | d[3] << 8, n);	/* wTotalLength */
+	assert_int_equal(d[4], 1);
+	/* the interface: alt 0, one endpoint */
+	assert_int_equal(d[9], USB_DESC_IFACE_LEN);
+	assert_int_equal(d[10], USB_DT_INTERFACE);
+	assert_int_equal(d[11], ISOCAM_USB_IFACE_NUM);
+	assert_int_equal(d[12], 0);
+	assert_int_equal(d[13], 1);
+	assert_int_equal(d[14], ISOCAM_USB_IFACE_CLASS);
+	/* the endpoint: bulk IN, 512 bytes */
+	assert_int_equal(d[18], USB_DESC_EP_LEN);
+	assert_int_equal(d[19], USB_DT_ENDPOINT);
+	assert_int_equal(d[20], ISOCAM_USB_BULK_EP_ADDR);
+	assert_int_equal(d[20], 0x81);
+	assert_int_equal(d[21] & USB_ENDPOINT_XFERTYPE_MASK,
+			 USB_ENDPOINT_XFER_BULK);
+	assert_int_equal(d[22] | d[23] << 8, ISOCAM_USB_BULK_MAXP);
+	assert_int_equal(ISOCAM_USB_BULK_MAXP, 512);
+
+	/* the endpoint exists only once configured */
+	assert_int_equal(bridge_bulk_payload_max(b), 0);
+	assert_int_equal(ctrl(b, USB_DIR_IN | USB_RECIP_ENDPOINT,
+			      USB_REQ_GET_STATUS, 0, 0x81, 2, d), BRIDGE_STALL);
+	assert_int_equal(ctrl(b, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	assert_int_equal(bridge_bulk_payload_max(b), ISOCAM_USB_BULK_MAX_PAYLOAD);
+	assert_int_equal(bridge_packet_bytes(b), 0);	/* no iso alt */
+	/* alt 0 is the only one */
+	assert_int_equal(ctrl(b, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+			      1, 0, 0, d), BRIDGE_STALL);
+	assert_int_equal(ctrl(b, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+			      0, 0, 0, d), 0);
+	assert_int_equal(bridge_bulk_payload_max(b), ISOCAM_USB_BULK_MAX_PAYLOAD);
+	/* halt and status at alt 0 */
+	assert_int_equal(ctrl(b, USB_RECIP_ENDPOINT, USB_REQ_SET_FEATURE,
+			      USB_ENDPOINT_HALT, 0x81, 0, d), 0);
+	assert_true(bridge_ep_halted(b));
+	assert_int_equal(ctrl(b, USB_DIR_IN | USB_RECIP_ENDPOINT,
+			      USB_REQ_GET_STATUS, 0, 0x81, 2, d), 2);
+	assert_int_equal(d[0], 1);
+	assert_int_equal(ctrl(b, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+			      USB_ENDPOINT_HALT, 0x81, 0, d), 0);
+	assert_false(bridge_ep_halted(b));
+	/* deconfigured: gone again */
+	assert_int_equal(ctrl(b, 0, USB_REQ_SET_CONFIGURATION, 0, 0, 0, d), 0);
+	assert_int_equal(bridge_bulk_payload_max(b), 0);
+	bridge_free(b);
+
+	/* and the default is iso, as before */
+	b = mk(IC1280_CHIP_ID, NULL, false);
+	assert_int_equal(bridge_transport(b), USB_TRANSPORT_ISO);
+	assert_int_equal(ctrl(b, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	assert_int_equal(bridge_bulk_payload_max(b), 0);
+	bridge_free(b);
+}
+
 static void test_strings(void **state)
 {
 	struct bridge *b = mk(IC1280_CHIP_ID, NULL, false);
@@ -400,6 +476,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_device_descriptor),
 		cmocka_unit_test(test_config_descriptor),
+		cmocka_unit_test(test_bulk_descriptors),
 		cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_config_and_alts),
 		cmocka_unit_test(test_i2c),

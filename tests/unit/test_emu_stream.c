@@ -621,6 +621,111 @@ static void test_faults(void **state)
 	host_free(hs);
 }
 
+/*
+ * One bulk payload transfer of at most maxlen bytes at bus time t, as the
+ * session takes it once video_stream_poll() said data waits: appended to
+ * the frame in hs->f[hs->n - 1] (a new one after an EOF). Its length.
+ */
+static size_t bulk_take(struct host *hs, uint64_t t, size_t maxlen)
+{
+	static uint8_t xfer[ISOCAM_USB_BULK_MAX_PAYLOAD];
+	struct rx_frame *fr;
+	uint64_t next;
+	size_t len;
+	uint8_t info;
+
+	assert_true(maxlen <= sizeof(xfer));
+	assert_true(video_stream_poll(hs->vs, t, &next));
+	assert_int_equal(next, UINT64_MAX);
+	len = video_stream_packet(hs->vs, t, xfer, maxlen);
+	assert_true(len > ISOCAM_PH_LEN_FULL && len <= maxlen);
+	assert_int_equal(xfer[ISOCAM_PH_OFF_LEN], ISOCAM_PH_LEN_FULL);
+	info = xfer[ISOCAM_PH_OFF_INFO];
+	assert_int_equal(info & (ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR |
+				 ISOCAM_PH_ERR | ISOCAM_PH_RES),
+			 ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR);
+	assert_int_equal(le32(xfer + ISOCAM_PH_OFF_SCR_STC), (uint32_t)(t / 1000));
+	if (!hs->open) {
+		assert_true(hs->n < MAX_FRAMES);
+		fr = &hs->f[hs->n++];
+		memset(fr, 0, sizeof(*fr));
+		fr->fid = info & ISOCAM_PH_FID;
+		fr->pts = le32(xfer + ISOCAM_PH_OFF_PTS);
+		fr->first_t = t;
+		hs->open = true;
+	}
+	fr = &hs->f[hs->n - 1];
+	/* one frame: one FID and one PTS in every transfer */
+	assert_int_equal(info & ISOCAM_PH_FID, fr->fid);
+	assert_int_equal(le32(xfer + ISOCAM_PH_OFF_PTS), fr->pts);
+	fr->data = realloc(fr->data, fr->len + len);
+	assert_non_null(fr->data);
+	memcpy(fr->data + fr->len, xfer + ISOCAM_PH_LEN_FULL,
+	       len - ISOCAM_PH_LEN_FULL);
+	fr->len += len - ISOCAM_PH_LEN_FULL;
+	fr->npkt++;
+	if (info & ISOCAM_PH_EOF) {
+		fr->eof = true;
+		hs->open = false;
+	} else {
+		assert_int_equal(len, maxlen);	/* only a frame's last is short */
+	}
+	return len;
+}
+
+/*
+ * The bulk transport's use of the pipe: video_stream_poll() says whether
+ * data waits without sending any, and otherwise when the next capture
+ * slot is; each packet is one payload transfer as long as the URB allows
+ * (up to the contract's maximum), the frame's last one short with EOF.
+ */
+static void test_bulk_poll(void **state)
+{
+	struct host *hs = host_new(IC1280_FMT_YUYV, 320, 240,
+				   ISOCAM_USB_BULK_MAX_PAYLOAD);
+	uint64_t t, t0, next, period = 1000000000ull / 30;
+	size_t frame = 320 * 240 * 2;
+	size_t per = ISOCAM_USB_BULK_MAX_PAYLOAD - ISOCAM_PH_LEN_FULL;
+	struct video_stream_stats st;
+	unsigned int i;
+
+	(void)state;
+	/* standby: no data and no slot to wait for */
+	assert_false(video_stream_poll(hs->vs, hs->t, &next));
+	assert_int_equal(next, UINT64_MAX);
+	wr8(hs->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	t = t0 = hs->t;
+	for (i = 0; i < 4; i++) {
+		/* 153600 bytes: two full transfers and a short last one */
+		do
+			t += 1000;
+		while (bulk_take(hs, t, ISOCAM_USB_BULK_MAX_PAYLOAD) ==
+		       ISOCAM_USB_BULK_MAX_PAYLOAD);
+		assert_false(hs->open);
+		assert_int_equal(check_frame(&hs->f[i]), i);
+		assert_int_equal(hs->f[i].fid, i & 1 ? ISOCAM_PH_FID : 0);
+		assert_int_equal(hs->f[i].npkt, (frame + per - 1) / per);
+		/* then nothing until the next slot, which poll names */
+		assert_false(video_stream_poll(hs->vs, t, &next));
+		assert_int_equal(next, t0 + 1000 + (i + 1) * period);
+		assert_false(video_stream_poll(hs->vs, next - 1, &next));
+		t = next - 1000;
+	}
+	video_stream_get_stats(hs->vs, &st);
+	assert_int_equal(st.frames_sent, 4);
+	assert_int_equal(st.frames_dropped, 0);
+
+	/* a smaller URB: more, smaller transfers of the same frames */
+	t = next;
+	do
+		t += 1000;
+	while (bulk_take(hs, t, 4096) == 4096);
+	assert_int_equal(check_frame(&hs->f[4]), 4);
+	assert_int_equal(hs->f[4].npkt, (frame + 4083) / 4084);
+	assert_int_equal(hs->bad_headers, 0);
+	host_free(hs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -635,6 +740,7 @@ int main(void)
 		cmocka_unit_test(test_control_in_next_frame),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_jpeg),
+		cmocka_unit_test(test_bulk_poll),
 	};
 
 	return cmocka_run_group_tests_name("emu_stream", tests, NULL, NULL);
