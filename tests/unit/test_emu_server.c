@@ -1259,6 +1259,393 @@ static void test_no_pacing(void **state)
 	restore_server(saved);
 }
 
+/*
+ * --- the bulk transport (--transport=bulk; wire rules in isocam/usb.h) ---
+ */
+
+#define BULK_MAX	ISOCAM_USB_BULK_MAX_PAYLOAD
+
+static uint32_t submit_bulk_dir(struct conn *c, uint32_t tbl, uint32_t dir)
+{
+	struct usbip_header h;
+
+	memset(&h, 0, sizeof(h));
+	h.command = USBIP_CMD_SUBMIT;
+	h.seqnum = c->seq++;
+	h.direction = dir;
+	h.ep = ISOCAM_USB_BULK_EP_ADDR & 0x0f;
+	h.u.cmd_submit.transfer_buffer_length = (int32_t)tbl;
+	h.u.cmd_submit.number_of_packets = 0;	/* what vhci sends for bulk */
+	if (dir == USBIP_DIR_OUT) {
+		uint8_t out[64] = { 0 };
+
+		assert_true(tbl <= sizeof(out));
+		send_hdr(c, &h, out, tbl);	/* OUT data follows */
+	} else {
+		send_hdr(c, &h, NULL, 0);
+	}
+	return h.seqnum;
+}
+
+static uint32_t submit_bulk(struct conn *c, uint32_t tbl)
+{
+	return submit_bulk_dir(c, tbl, USBIP_DIR_IN);
+}
+
+/* A server of bulk cameras for one test. */
+static struct usbip_server *use_bulk_server(void)
+{
+	struct usbip_server_config cfg = {
+		.transport = USB_TRANSPORT_BULK,
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
+	};
+
+	return use_server(&cfg);
+}
+
+/* Configured, 320x240 YUYV at 60 fps; streaming if on. */
+static void start_bulk_camera(struct conn *c, bool on)
+{
+	static const uint8_t fmt[] = { 0x02, 0x00, IC1280_FMT_YUYV };
+	static const uint8_t size[] = { 0x02, 0x02, 320 >> 8, 320 & 0xff,
+					240 >> 8, 240 & 0xff };
+	static const uint8_t fll[] = { 0x03, 0x40, IC1280_FLL_FOR_FPS(60) >> 8,
+				       IC1280_FLL_FOR_FPS(60) & 0xff };
+	static const uint8_t stream[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
+	uint8_t d[64];
+
+	assert_int_equal(ctrl(c, 0, USB_REQ_SET_CONFIGURATION, 1, 0, 0, d), 0);
+	/* bulk has alt 0 alone */
+	assert_int_equal(ctrl(c, USB_RECIP_INTERFACE, USB_REQ_SET_INTERFACE,
+			      1, 0, 0, d), -32);
+	i2c_write(c, fmt, sizeof(fmt));
+	i2c_write(c, size, sizeof(size));
+	i2c_write(c, fll, sizeof(fll));
+	if (on)
+		i2c_write(c, stream, sizeof(stream));
+}
+
+static void sensor_mode(struct conn *c, uint8_t mode)
+{
+	const uint8_t m[] = { 0x01, 0x00, mode };
+
+	i2c_write(c, m, sizeof(m));
+}
+
+/* Frames as a bulk driver would reassemble them, checked as they end. */
+struct bulk_rx {
+	uint8_t *data;
+	size_t len;
+	bool open;
+	uint8_t fid;
+	uint32_t pts;
+	uint32_t xfers;		/* payload transfers of the open frame */
+	uint32_t frames;	/* complete frames, each equal to its reference */
+	int64_t last_counter;
+	uint32_t last_fid;	/* FID of the last complete frame */
+};
+
+static uint32_t rd32(const uint8_t *b)
+{
+	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* A complete frame equals the reference render of its own stamp. */
+static uint32_t check_bulk_frame(const uint8_t *data, size_t len)
+{
+	struct scene *sc = scene_new();
+	struct scene_params p;
+	uint32_t counter, sum;
+	uint8_t *ref;
+
+	assert_non_null(sc);
+	assert_int_equal(scene_stamp_parse(data, len, &p, &counter, &sum), 0);
+	assert_int_equal(len, scene_frame_size(&p));
+	assert_int_equal(p.width, 320);
+	assert_int_equal(p.format, IC1280_FMT_YUYV);
+	assert_int_equal(sum, isocam_stamp_checksum(data + ISOCAM_STAMP_LEN,
+						    len - ISOCAM_STAMP_LEN));
+	ref = malloc(len);
+	assert_non_null(ref);
+	assert_int_equal(scene_render(sc, &p, counter, ref), 0);
+	assert_memory_equal(ref, data, len);
+	free(ref);
+	scene_free(sc);
+	return counter;
+}
+
+/*
+ * Receive the RET_SUBMIT of bulk URB seq (tbl bytes) and take its one
+ * payload transfer; returns true when it ended a frame.
+ */
+static bool bulk_recv(struct conn *c, struct bulk_rx *rx, uint32_t seq,
+		      uint32_t tbl)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + BULK_MAX];
+	uint32_t room = tbl < BULK_MAX ? tbl : BULK_MAX;
+	const uint8_t *x;
+	struct usbip_ret ret;
+	uint32_t scr, slot, len, exposure;
+	uint8_t info;
+
+	recv_ret(c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
+	assert_int_equal(ret.hdr.seqnum, seq);
+	assert_int_equal(ret.hdr.u.ret_submit.status, 0);
+	assert_int_equal(ret.hdr.u.ret_submit.number_of_packets, 0);
+	len = ret.data_len;
+	/* never empty, never past the URB or the contract's maximum */
+	assert_true(len > ISOCAM_PH_LEN_FULL && len <= room);
+	x = ret.data;
+	assert_int_equal(x[ISOCAM_PH_OFF_LEN], ISOCAM_PH_LEN_FULL);
+	info = x[ISOCAM_PH_OFF_INFO];
+	assert_int_equal(info & (ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR |
+				 ISOCAM_PH_ERR | ISOCAM_PH_RES),
+			 ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR);
+	if (!rx->open) {
+		rx->open = true;
+		rx->fid = info & ISOCAM_PH_FID;
+		rx->pts = rd32(x + ISOCAM_PH_OFF_PTS);
+		rx->len = 0;
+		rx->xfers = 0;
+		/* FID toggles from one frame to the next, starting at 0 */
+		assert_int_equal(rx->fid, rx->frames ? !rx->last_fid : 0);
+	}
+	assert_int_equal(info & ISOCAM_PH_FID, rx->fid);
+	assert_int_equal(rd32(x + ISOCAM_PH_OFF_PTS), rx->pts);
+	rx->data = realloc(rx->data, rx->len + len);
+	assert_non_null(rx->data);
+	memcpy(rx->data + rx->len, x + ISOCAM_PH_LEN_FULL,
+	       len - ISOCAM_PH_LEN_FULL);
+	rx->len += len - ISOCAM_PH_LEN_FULL;
+	scr = rd32(x + ISOCAM_PH_OFF_SCR_STC);
+	if (!rx->xfers++) {
+		/*
+		 * Sent no earlier than the frame's capture slot: PTS is the
+		 * slot less the exposure (the stamp's, 100 us units).
+		 */
+		assert_true(rx->len >= 32);
+		exposure = (uint32_t)(rx->data[30] | rx->data[31] << 8) * 100;
+		slot = rx->pts + exposure;
+		assert_true((int32_t)(scr - slot) >= 0);
+	}
+	if (!(info & ISOCAM_PH_EOF)) {
+		assert_int_equal(len, room);	/* only a frame's last is short */
+		return false;
+	}
+	rx->open = false;
+	{
+		uint32_t counter = check_bulk_frame(rx->data, rx->len);
+
+		assert_true(rx->last_counter < (int64_t)counter);
+		rx->last_counter = counter;
+	}
+	rx->last_fid = rx->fid;
+	rx->frames++;
+	return true;
+}
+
+/*
+ * Bulk IN URBs, 4 in flight as a driver keeps them, reassemble into
+ * complete frames equal to their reference render: one payload transfer
+ * per URB, full but for each frame's last (EOF), one FID per frame and
+ * toggling, no transfer before its frame's capture slot. Smaller URBs
+ * carry smaller transfers of the same frames.
+ */
+static void test_bulk_stream(void **state)
+{
+	struct usbip_server *saved = use_bulk_server();
+	struct bulk_rx rx = { .last_counter = -1 };
+	size_t frame = 320 * 240 * 2;
+	uint32_t seq[64], head = 0, tail = 0, i, tbl;
+	struct conn c;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_bulk_camera(&c, true);
+	for (i = 0; i < IN_FLIGHT; i++)
+		seq[tail++ % 64] = submit_bulk(&c, BULK_MAX);
+	while (rx.frames < 6) {
+		bool eof = bulk_recv(&c, &rx, seq[head++ % 64], BULK_MAX);
+
+		/* three transfers a frame: 65524 + 65524 + the rest */
+		if (eof)
+			assert_int_equal(rx.xfers,
+					 (frame + BULK_MAX - 13) / (BULK_MAX - 12));
+		seq[tail++ % 64] = submit_bulk(&c, BULK_MAX);
+	}
+	/* drain, then 4 KiB URBs: one payload transfer of 4 KiB each */
+	while (head != tail)
+		bulk_recv(&c, &rx, seq[head++ % 64], BULK_MAX);
+	tbl = 4096;
+	i = rx.frames;
+	while (rx.frames < i + 3) {
+		uint32_t s = submit_bulk(&c, tbl);
+
+		if (bulk_recv(&c, &rx, s, tbl) && rx.frames > i + 1)
+			assert_int_equal(rx.xfers, (frame + tbl - 13) / (tbl - 12));
+	}
+	/* a URB above the maximum still gets at most the maximum */
+	while (rx.open)
+		bulk_recv(&c, &rx, submit_bulk(&c, tbl), tbl);
+	bulk_recv(&c, &rx, submit_bulk(&c, 2 * BULK_MAX), 2 * BULK_MAX);
+	free(rx.data);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
+ * A bulk URB waits while no frame is in the buffer (never an empty
+ * completion) and control URBs are answered meanwhile; an unlink of a
+ * waiting one answers -ECONNRESET and no RET_SUBMIT ever follows, also
+ * when the unlink came first; a completed one's unlink answers 0.
+ */
+static void test_bulk_wait_and_unlink(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + BULK_MAX];
+	struct usbip_server *saved = use_bulk_server();
+	struct bulk_rx rx = { .last_counter = -1 };
+	uint32_t a, b, unlink_seq, ctrl_seq;
+	struct usbip_ret ret;
+	struct conn c;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_bulk_camera(&c, false);		/* sensor in standby */
+
+	a = submit_bulk(&c, BULK_MAX);
+	assert_false(readable_within(c.fd, 150));
+	ctrl_seq = submit_ctrl(&c, USB_DIR_IN | USB_TYPE_VENDOR |
+			       USB_RECIP_INTERFACE, ISOCAM_REQ_GET_STATUS, 0,
+			       0, 16, NULL);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, ctrl_seq);
+	assert_int_equal(ret.data[3], 0);	/* alt 0 */
+	/* unlinked while waiting: -ECONNRESET, and never a RET_SUBMIT */
+	send_unlink(&c, a, &unlink_seq);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, -ECONNRESET);
+	assert_false(readable_within(c.fd, 50));
+
+	/* the sensor streams: the waiting URB gets frame 0's first transfer */
+	b = submit_bulk(&c, BULK_MAX);
+	assert_false(readable_within(c.fd, 50));
+	sensor_mode(&c, IC1280_MODE_STREAMING);
+	assert_false(bulk_recv(&c, &rx, b, BULK_MAX));
+	assert_int_equal(rx.fid, 0);
+
+	/* an early unlink (before its URB) cancels the URB when it comes */
+	send_unlink(&c, c.seq + 1, &unlink_seq);
+	assert_false(readable_within(c.fd, 50));
+	a = submit_bulk(&c, BULK_MAX);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.seqnum, unlink_seq);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, -ECONNRESET);
+	/* the next URB gets the next transfer: nothing was lost to a */
+	b = submit_bulk(&c, BULK_MAX);
+	assert_false(bulk_recv(&c, &rx, b, BULK_MAX));
+	assert_int_equal(rx.xfers, 2);
+	/* a completed URB's unlink: status 0 */
+	send_unlink(&c, b, &unlink_seq);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.command, USBIP_RET_UNLINK);
+	assert_int_equal(ret.hdr.u.ret_unlink.status, 0);
+	b = submit_bulk(&c, BULK_MAX);
+	assert_true(bulk_recv(&c, &rx, b, BULK_MAX));
+	assert_int_equal(rx.frames, 1);
+
+	/* standby mid-stream: URBs wait again, then the endpoint goes away */
+	b = submit_bulk(&c, BULK_MAX);
+	bulk_recv(&c, &rx, b, BULK_MAX);	/* frame 1 has begun */
+	sensor_mode(&c, IC1280_MODE_STANDBY);
+	b = submit_bulk(&c, BULK_MAX);
+	assert_false(readable_within(c.fd, 100));
+	assert_int_equal(ctrl(&c, 0, USB_REQ_SET_CONFIGURATION, 0, 0, 0, buf),
+			 0);
+	recv_ret(&c, true, false, 0, &ret, buf, sizeof(buf));
+	assert_int_equal(ret.hdr.seqnum, b);
+	assert_int_equal(ret.hdr.u.ret_submit.status, -ESHUTDOWN);
+	assert_int_equal(ret.data_len, 0);
+	free(rx.data);
+	conn_close(&c);
+	restore_server(saved);
+}
+
+/*
+ * A restarted stream begins afresh (FID 0, counter 0); a halted endpoint
+ * STALLs; the limits: no URB too small for a header and a byte, at most
+ * 64 waiting, nothing unconfigured or OUT; hostile descriptor modes are
+ * refused with bulk.
+ */
+static void test_bulk_limits(void **state)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + BULK_MAX];
+	struct usbip_server_config hcfg = {
+		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.transport = USB_TRANSPORT_BULK, .hostile_spec = "desc-bulk",
+	};
+	struct usbip_server *saved = use_bulk_server();
+	struct bulk_rx rx = { .last_counter = -1 };
+	struct usbip_ret ret;
+	struct conn c;
+	uint32_t b, i;
+
+	(void)state;
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	b = submit_bulk(&c, BULK_MAX);		/* not configured: no endpoint */
+	assert_int_equal(ret_status(&c, b), -EPIPE);
+	start_bulk_camera(&c, true);
+	b = submit_bulk_dir(&c, 64, USBIP_DIR_OUT);	/* no OUT endpoint */
+	assert_int_equal(ret_status(&c, b), -EPIPE);
+	b = submit_bulk(&c, ISOCAM_USB_BULK_MIN_URB - 1);
+	assert_int_equal(ret_status(&c, b), -EMSGSIZE);
+
+	/* mid-frame, CLEAR_FEATURE(HALT) (a UVC stream off) restarts it */
+	assert_false(bulk_recv(&c, &rx, submit_bulk(&c, BULK_MAX), BULK_MAX));
+	assert_int_equal(ctrl(&c, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+			      USB_ENDPOINT_HALT, 0x81, 0, buf), 0);
+	rx.open = false;
+	rx.frames = 0;
+	assert_false(bulk_recv(&c, &rx, submit_bulk(&c, BULK_MAX), BULK_MAX));
+	assert_int_equal(rx.fid, 0);
+	while (!bulk_recv(&c, &rx, submit_bulk(&c, BULK_MAX), BULK_MAX))
+		;
+	assert_int_equal(rx.last_counter, 0);
+
+	/* halted: a waiting URB ends -EPIPE, a new one is STALLed */
+	sensor_mode(&c, IC1280_MODE_STANDBY);
+	b = submit_bulk(&c, BULK_MAX);
+	assert_int_equal(ctrl(&c, USB_RECIP_ENDPOINT, USB_REQ_SET_FEATURE,
+			      USB_ENDPOINT_HALT, 0x81, 0, buf), 0);
+	assert_int_equal(ret_status(&c, b), -EPIPE);
+	b = submit_bulk(&c, BULK_MAX);
+	assert_int_equal(ret_status(&c, b), -EPIPE);
+	assert_int_equal(ctrl(&c, USB_RECIP_ENDPOINT, USB_REQ_CLEAR_FEATURE,
+			      USB_ENDPOINT_HALT, 0x81, 0, buf), 0);
+
+	/* 64 wait (standby), the 65th is refused */
+	for (i = 0; i < 64; i++)
+		submit_bulk(&c, BULK_MAX);
+	b = submit_bulk(&c, BULK_MAX);
+	assert_int_equal(ret_status(&c, b), -EMSGSIZE);
+	assert_false(readable_within(c.fd, 50));
+	(void)ret;
+	free(rx.data);
+	conn_close(&c);
+	restore_server(saved);
+
+	saved = srv;
+	srv = usbip_server_new(&hcfg);
+	assert_null(srv);
+	srv = saved;
+}
+
 static int setup(void **state)
 {
 	struct usbip_server_config cfg = {
@@ -1300,6 +1687,9 @@ int main(void)
 		cmocka_unit_test(test_max_clients),
 		cmocka_unit_test(test_bind_warns_off_loopback),
 		cmocka_unit_test(test_no_pacing),
+		cmocka_unit_test(test_bulk_stream),
+		cmocka_unit_test(test_bulk_wait_and_unlink),
+		cmocka_unit_test(test_bulk_limits),
 	};
 
 	return cmocka_run_group_tests_name("emu_server", tests, setup, teardown);
