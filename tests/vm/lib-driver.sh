@@ -120,13 +120,48 @@ stamps_camera_start() {
 		stop_emu
 	}
 	trap _stamps_cleanup EXIT
-	camera_start
+	camera_start_vga
+	[ -w "$HWTS" ] || fail "no writable $HWTS"
+}
+
+# camera_start_vga [EMU ARGS...]: camera_start, then 640x480 YUYV at 30 fps
+# and 30 frames streamed unmeasured (the first stream after boot pays for
+# TCG translating its code paths); sets NODE, INTF, DBG.
+camera_start_vga() {
+	camera_start "$@"
 	NODE=$CAMERA_VIDEO
 	driver_debugfs
-	[ -w "$HWTS" ] || fail "no writable $HWTS"
 	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
 		--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"
-	# The first stream after boot pays for TCG translating its code paths.
 	"$ISOCAM_BUILD/isocam-stream" -b 8 -n 30 -t 10000 "$NODE" >/dev/null ||
 		fail "warm-up stream failed"
+}
+
+# hold MODE PATH: start tests/vm/holder.py MODE on PATH in the background
+# ($BG_PID) and wait until it is set up; release MODE: let it check what
+# it holds (after an unplug) and fail the script if it saw something wrong.
+hold() {
+	rm -f /tmp/ready /tmp/go
+	python3 "$ISOCAM_ROOT/tests/vm/holder.py" "$1" "$2" /tmp/ready /tmp/go \
+		>"$RESULTS/holder-$1.log" 2>&1 &
+	BG_PID=$!
+	camera_track "$BG_PID"
+	wait_for '[ -e /tmp/ready ] || ! kill -0 $BG_PID 2>/dev/null' 20 "the $1 holder"
+	[ -e /tmp/ready ] || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder failed before the unplug"; }
+}
+
+release() {
+	touch /tmp/go
+	wait "$BG_PID" || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder saw something wrong"; }
+	log "$(cat "$RESULTS/holder-$1.log")"
+}
+
+# field KEY LINE: KEY's number in an isocam-stream summary LINE.
+field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
+
+# stamps_fps FILE: frames a second between the first and the last DQBUF of
+# an isocam-stream -T FILE.
+stamps_fps() {
+	awk '$1 != "E" { if (!n++) t0 = $3; t = $3 }
+		END { printf "%.2f", (n > 1 ? (n - 1) / ((t - t0) / 1e9) : 0) }' "$1"
 }

@@ -28,6 +28,10 @@
 #   module_loaded NAME         true if NAME is loaded
 #   kmsg_mark TEXT             write a marker line into the kernel log
 #   holds_open PID PATH        true if process PID has PATH open
+#   vivid_start                modprobe vivid (one instance); $VIVID is its
+#                              capture node, once devtmpfs has it
+#   udevd_start / udevd_stop   Debian's systemd-udevd as a daemon (module
+#                              autoload, device properties), and its exit
 #   run_compliance LOG WHAT ARGS...
 #                              v4l2-compliance ARGS into LOG; its "Total for
 #                              WHAT..." line must be there; sets status,
@@ -178,4 +182,34 @@ run_compliance() {
 	read -r total succeeded failed warnings <<<"$(sed -n \
 		's/.*: \([0-9]*\), Succeeded: \([0-9]*\), Failed: \([0-9]*\), Warnings: \([0-9]*\).*/\1 \2 \3 \4/p' \
 		<<<"$summary")"
+}
+
+udevd_start() {
+	local udevd=/lib/systemd/systemd-udevd
+	[ -x "$udevd" ] || fail "$udevd is missing in the guest (make deps)"
+	mkdir -p /run/udev
+	"$udevd" --daemon --resolve-names=never || fail "systemd-udevd did not start"
+	wait_for 'udevadm control --ping' 20 "systemd-udevd to answer"
+}
+
+udevd_stop() {
+	udevadm control --exit 2>/dev/null || return 0
+	wait_for '! udevadm control --ping 2>/dev/null' 10 "systemd-udevd to exit"
+}
+
+# The vivid capture node: found by name in sysfs (no udev needed).
+_vivid_node() {
+	local d
+	for d in /sys/class/video4linux/video*; do
+		[ -e "$d/name" ] && [ "$(cat "$d/name")" = vivid-000-vid-cap ] &&
+			{ echo "/dev/${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+vivid_start() {
+	module_loaded vivid || modprobe vivid n_devs=1 || fail "modprobe vivid failed"
+	assert_module_loaded vivid
+	wait_for 'VIVID=$(_vivid_node)' 10 "vivid's capture node"
+	wait_for "[ -c $VIVID ]" 10 "$VIVID to appear in devtmpfs"
 }

@@ -15,24 +15,8 @@ wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "the vhci_hcd.0 platform d
 log "vhci_hcd.0 ports: $(cat /sys/devices/platform/vhci_hcd.0/nports 2>/dev/null || echo ?)"
 
 step "vivid"
-modprobe vivid n_devs=1
-assert_module_loaded vivid
-
-# The capture node: find it by name in sysfs (no udev here).
-find_vivid_capture() {
-	local d
-	for d in /sys/class/video4linux/video*; do
-		[ -e "$d/name" ] || continue
-		if [ "$(cat "$d/name")" = "vivid-000-vid-cap" ]; then
-			echo "/dev/$(basename "$d")"
-			return 0
-		fi
-	done
-	return 1
-}
-wait_for 'find_vivid_capture >/dev/null' 10 "vivid's capture node"
-node=$(find_vivid_capture)
-wait_for "[ -c $node ]" 10 "$node to appear in devtmpfs"
+vivid_start
+node=$VIVID
 log "vivid capture node: $node"
 
 step "v4l2-compliance -s -d $node"

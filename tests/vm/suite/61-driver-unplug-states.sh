@@ -17,29 +17,11 @@
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
 
 require_cmd v4l2-ctl python3 usbip i2ctransfer
-HOLDER="python3 $ISOCAM_ROOT/tests/vm/holder.py"
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
 
 modprobe i2c-dev
 driver_setup
-
-# hold MODE PATH: start the holder, wait until it is set up.
-hold() {
-	rm -f /tmp/ready /tmp/go
-	$HOLDER "$1" "$2" /tmp/ready /tmp/go >"$RESULTS/holder-$1.log" 2>&1 &
-	BG_PID=$!
-	camera_track "$BG_PID"
-	wait_for '[ -e /tmp/ready ] || ! kill -0 $BG_PID 2>/dev/null' 20 "the $1 holder"
-	[ -e /tmp/ready ] || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder failed before the unplug"; }
-}
-
-# release: let the holder check what it holds after the unplug.
-release() {
-	touch /tmp/go
-	wait "$BG_PID" || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder saw something wrong"; }
-	log "$(cat "$RESULTS/holder-$1.log")"
-}
 
 step "unplug with /dev/i2c-N held open"
 plug

@@ -27,8 +27,6 @@ stamps_camera_start
 PARAM=$HWTS
 assert_eq "$(cat "$PARAM")" Y "hwtimestamps by default"
 
-field() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" <<<"$2"; }
-
 # stream MODE: 150 frames with hwtimestamps=MODE; sets R (isocam-stream's
 # line) and the deltas of the clock's counters.
 stream() {
