@@ -87,19 +87,34 @@ check-debug: deps
 check-debug-run: userspace
 	$(ROOT)/scripts/check-debug.sh
 
-# Host benchmarks, then those that need the VM (one boot): BENCH_TS_FRAMES
-# frames per timestamp run (the issue's figure is 10000: about 40 minutes).
+# Host benchmarks, then those that need the VM (one boot, tests/bench/vm/),
+# then the plot of timestamp spacing (build/bench/stamps.png).
+# BENCH_TS_FRAMES: frames per timestamp run.
 BENCH_TS_FRAMES ?= 900
 # Frames per throughput run (MJPEG 1280x960 beside YUYV 640x480).
 BENCH_TP_FRAMES ?= 300
-bench: all $(BENCHES)
+# Frames per camera in the 1, 2, 4, 8 camera runs.
+BENCH_CAM_FRAMES ?= 150
+# Frames ffmpeg captures in the soak (5.6 minutes at 30 fps).
+BENCH_SOAK_FRAMES ?= 10000
+bench: deps all $(BENCHES) $(BUILD)/bench/testusb
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@mkdir -p $(BUILD)/bench
 	echo $(BENCH_TS_FRAMES) >$(BUILD)/bench/ts-frames
 	echo $(BENCH_TP_FRAMES) >$(BUILD)/bench/tp-frames
+	echo $(BENCH_CAM_FRAMES) >$(BUILD)/bench/cam-frames
+	echo $(BENCH_SOAK_FRAMES) >$(BUILD)/bench/soak-frames
 	$(ROOT)/tests/vm/run-vm.sh -q --out $(BUILD)/bench/vm \
 		$(ROOT)/tests/bench/vm/timestamps.sh \
-		$(ROOT)/tests/bench/vm/throughput.sh
+		$(ROOT)/tests/bench/vm/throughput.sh \
+		$(ROOT)/tests/bench/vm/latency.sh \
+		$(ROOT)/tests/bench/vm/transport.sh \
+		$(ROOT)/tests/bench/vm/netem.sh \
+		$(ROOT)/tests/bench/vm/cameras.sh \
+		$(ROOT)/tests/bench/vm/soak.sh
+	$(ROOT)/tests/bench/plot-stamps.sh $(BUILD)/bench/stamps.png \
+		$(BUILD)/bench/vm/timestamps/results/stamps-Y.txt \
+		$(BUILD)/bench/vm/timestamps/results/stamps-N.txt
 	@grep -h '^bench:' $(BUILD)/bench/vm/*/output.log
 
 demo: deps

@@ -20,3 +20,12 @@ $(BUILD)/bench/bench_mjpeg: $(ROOT)/tests/bench/bench_mjpeg.c \
 		$(EMU_MJPEG_LIBS)
 
 BENCHES += $(BUILD)/bench/bench_mjpeg
+
+# testusb, from the kernel source's tools/usb/ (not ours: built as is,
+# without -Werror), for the transport benchmark's reference run in the VM.
+KERNEL_SRC_TARBALL ?= $(lastword $(sort $(wildcard /usr/src/linux-source-*.tar.xz)))
+$(BUILD)/bench/testusb:
+	@[ -n "$(KERNEL_SRC_TARBALL)" ] || { echo "bench: no /usr/src/linux-source-*.tar.xz (make deps)" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	tar -xJOf $(KERNEL_SRC_TARBALL) --wildcards '*/tools/usb/testusb.c' >$@.c
+	$(CC) -O2 -pthread -o $@ $@.c
