@@ -97,7 +97,7 @@ I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
 wait_for "[ -c $I2C ]" 10 "$I2C"
 kill -USR2 "$EMU_PID"
 wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
-out=$(timeout 30 $HOLDER timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
+out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/holder.py" timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
 log "$out"
 assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
 unplug
