@@ -48,7 +48,7 @@ starts() {
 report() {
 	local name=$1 on_med on_max dq_med dq_max st_med
 	read -r on_med on_max dq_med dq_max st_med _ <<<"$2"
-	echo "bench: start $name: STREAMON $((on_med / 1000)) ms (worst $((on_max / 1000))), then first DQBUF $((dq_med / 1000)) ms (worst $((dq_max / 1000))); from the call to the first DQBUF $(awk -v a="$on_med" -v b="$dq_med" -v i="$INTERVAL_US" 'BEGIN { printf "%.1f", (a + b) / i }') frame intervals, after its return $(awk -v b="$dq_med" -v i="$INTERVAL_US" 'BEGIN { printf "%.1f", b / i }'); first stamp $((st_med / 1000)) ms after the call"
+	echo "bench: start $name: STREAMON $on_med us (worst $on_max), then first DQBUF $dq_med us (worst $dq_max); from the call to the first DQBUF $(awk -v a="$on_med" -v b="$dq_med" -v i="$INTERVAL_US" 'BEGIN { printf "%.1f", (a + b) / i }') frame intervals, after its return $(awk -v b="$dq_med" -v i="$INTERVAL_US" 'BEGIN { printf "%.1f", b / i }'); first stamp $((st_med / 1000)) ms after the call"
 }
 
 # vivid first: the reference, with no USB and no i2c in the path.

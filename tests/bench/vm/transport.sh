@@ -39,13 +39,12 @@ emu0=$(emu_frames_dropped)
 r=$("$STREAM" -b 8 -n "$FRAMES" -t 10000 -T "$RESULTS/free-run.txt" "$NODE") ||
 	fail "isocam-stream: $r"
 assert_match "$r" 'end=count' "the free-running stream"
-alt=$(cam_stat alt)
 err=$(($(cam_stat error_frames) - err0))
 emu=$(($(emu_frames_dropped) - emu0))
 fps=$(stamps_fps "$RESULTS/free-run.txt")
 bus=$(awk -v f="$fps" -v p="$PER_FRAME" -v k="$PKT" 'BEGIN { printf "%.2f", f * p * k / 1e6 }')
 frac=$(awk -v f="$fps" -v p="$PER_FRAME" 'BEGIN { printf "%.3f", f * p / 8000 }')
-echo "bench: transport isocam free-running 640x480 YUYV on alt $alt: $fps fps ($PER_FRAME full packets a frame), $bus MB/s of microframes used, $frac of the 24.576 MB/s limit; lost: $(field missing "$r") sequence gaps, $err error frames, $emu frames the camera could not send"
+echo "bench: transport isocam free-running 640x480 YUYV: $fps fps ($PER_FRAME full packets a frame), $bus MB/s of microframes used, $frac of the 24.576 MB/s limit; lost: $(field missing "$r") sequence gaps, $err error frames, $emu frames the camera could not send"
 camera_stop
 log "$(tail -n 1 "$RESULTS/free-run.txt")"
 
@@ -105,7 +104,7 @@ COUNT=400
 testusb_rate() {
 	local out secs
 	out=$("$TESTUSB" -D "$DEV" -t "$1" -s 65536 -c "$COUNT" 2>&1) || fail "testusb -t $1: $out"
-	log "$out"
+	log "$out" >&2
 	secs=$(sed -n 's/.*test [0-9]*, *\([0-9.]*\) secs.*/\1/p' <<<"$out")
 	[ -n "$secs" ] || fail "testusb -t $1 printed no time: $out"
 	awk -v s="$secs" -v n="$COUNT" 'BEGIN { printf "%.2f", n * 65536 / s / 1e6 }'
