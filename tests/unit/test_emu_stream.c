@@ -116,13 +116,48 @@ static uint32_t le32(const uint8_t *b)
 	return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
+/*
+ * Append one payload (its header checked by the caller) to the open
+ * frame, first starting one at bus time first_t if none is open: every
+ * payload of a frame carries the frame's PTS; EOF closes it.
+ */
+static struct rx_frame *host_append(struct host *hs, const uint8_t *pkt,
+				    size_t len, uint64_t first_t)
+{
+	uint8_t info = pkt[ISOCAM_PH_OFF_INFO];
+	struct rx_frame *fr;
+
+	if (!hs->open) {
+		assert_true(hs->n < MAX_FRAMES);
+		fr = &hs->f[hs->n++];
+		memset(fr, 0, sizeof(*fr));
+		fr->fid = info & ISOCAM_PH_FID;
+		fr->pts = le32(pkt + ISOCAM_PH_OFF_PTS);
+		fr->first_t = first_t;
+		hs->open = true;
+	}
+	fr = &hs->f[hs->n - 1];
+	assert_int_equal(le32(pkt + ISOCAM_PH_OFF_PTS), fr->pts);
+	fr->data = realloc(fr->data, fr->len + len);
+	assert_non_null(fr->data);
+	memcpy(fr->data + fr->len, pkt + ISOCAM_PH_LEN_FULL,
+	       len - ISOCAM_PH_LEN_FULL);
+	fr->len += len - ISOCAM_PH_LEN_FULL;
+	fr->npkt++;
+	fr->err |= !!(info & ISOCAM_PH_ERR);
+	if (info & ISOCAM_PH_EOF) {
+		fr->eof = true;
+		hs->open = false;
+	}
+	return fr;
+}
+
 /* One microframe: poll, check the header, append to the frame. */
 static size_t host_poll(struct host *hs, size_t maxlen)
 {
 	uint8_t pkt[PKT_MAX + 16];
 	size_t len;
 	uint8_t info, fid;
-	struct rx_frame *fr;
 
 	memset(pkt, 0x5a, sizeof(pkt));
 	len = video_stream_packet(hs->vs, hs->t, pkt, maxlen);
@@ -146,28 +181,7 @@ static size_t host_poll(struct host *hs, size_t maxlen)
 	fid = info & ISOCAM_PH_FID;
 	if (hs->open && hs->f[hs->n - 1].fid != fid)
 		hs->open = false;	/* FID toggled without EOF */
-	if (!hs->open) {
-		assert_true(hs->n < MAX_FRAMES);
-		fr = &hs->f[hs->n++];
-		memset(fr, 0, sizeof(*fr));
-		fr->fid = fid;
-		fr->pts = le32(pkt + ISOCAM_PH_OFF_PTS);
-		fr->first_t = hs->t - UFRAME_NS;
-		hs->open = true;
-	}
-	fr = &hs->f[hs->n - 1];
-	assert_int_equal(le32(pkt + ISOCAM_PH_OFF_PTS), fr->pts);
-	fr->data = realloc(fr->data, fr->len + len);
-	assert_non_null(fr->data);
-	memcpy(fr->data + fr->len, pkt + ISOCAM_PH_LEN_FULL,
-	       len - ISOCAM_PH_LEN_FULL);
-	fr->len += len - ISOCAM_PH_LEN_FULL;
-	fr->npkt++;
-	fr->err |= !!(info & ISOCAM_PH_ERR);
-	if (info & ISOCAM_PH_EOF) {
-		fr->eof = true;
-		hs->open = false;
-	}
+	host_append(hs, pkt, len, hs->t - UFRAME_NS);
 	return len;
 }
 
@@ -645,31 +659,11 @@ static size_t bulk_take(struct host *hs, uint64_t t, size_t maxlen)
 				 ISOCAM_PH_ERR | ISOCAM_PH_RES),
 			 ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR);
 	assert_int_equal(le32(xfer + ISOCAM_PH_OFF_SCR_STC), (uint32_t)(t / 1000));
-	if (!hs->open) {
-		assert_true(hs->n < MAX_FRAMES);
-		fr = &hs->f[hs->n++];
-		memset(fr, 0, sizeof(*fr));
-		fr->fid = info & ISOCAM_PH_FID;
-		fr->pts = le32(xfer + ISOCAM_PH_OFF_PTS);
-		fr->first_t = t;
-		hs->open = true;
-	}
-	fr = &hs->f[hs->n - 1];
-	/* one frame: one FID and one PTS in every transfer */
+	fr = host_append(hs, xfer, len, t);
+	/* one frame: one FID in every transfer */
 	assert_int_equal(info & ISOCAM_PH_FID, fr->fid);
-	assert_int_equal(le32(xfer + ISOCAM_PH_OFF_PTS), fr->pts);
-	fr->data = realloc(fr->data, fr->len + len);
-	assert_non_null(fr->data);
-	memcpy(fr->data + fr->len, xfer + ISOCAM_PH_LEN_FULL,
-	       len - ISOCAM_PH_LEN_FULL);
-	fr->len += len - ISOCAM_PH_LEN_FULL;
-	fr->npkt++;
-	if (info & ISOCAM_PH_EOF) {
-		fr->eof = true;
-		hs->open = false;
-	} else {
+	if (!(info & ISOCAM_PH_EOF))
 		assert_int_equal(len, maxlen);	/* only a frame's last is short */
-	}
 	return len;
 }
 
