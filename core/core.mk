@@ -1,12 +1,15 @@
 # core/: bus-agnostic logic (payload parsing and frame assembly, format and
-# bandwidth math, checks of completed iso packets, device clock recovery). The same sources build
+# bandwidth math, checks of completed iso packets and bulk transfers, device
+# clock recovery). The same sources build
 # into isocam.ko (usb/Kbuild) and, listed here, into userspace: unit
 # tests, fuzzers and test tools link $(CORE_SRCS) and add -I$(ROOT)/core.
 # Their rules live in tests/unit/core_unit.mk and tests/fuzz/core_fuzz.mk.
 CORE_SRCS := $(ROOT)/core/frame_assembler.c $(ROOT)/core/isocam_format.c \
-	$(ROOT)/core/iso_packet.c $(ROOT)/core/isocam_clock.c
+	$(ROOT)/core/iso_packet.c $(ROOT)/core/isocam_clock.c \
+	$(ROOT)/core/bulk_transfer.c
 CORE_HDRS := $(ROOT)/core/frame_assembler.h $(ROOT)/core/isocam_format.h \
 	$(ROOT)/core/iso_packet.h $(ROOT)/core/isocam_clock.h \
+	$(ROOT)/core/bulk_transfer.h \
 	$(ROOT)/core/isocam_compat.h $(wildcard $(ROOT)/include/isocam/*.h)
 
 # Kbuild compiles core/ from usb/Kbuild as ../core/*.o, and its clean
