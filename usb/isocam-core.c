@@ -36,13 +36,21 @@ MODULE_DEVICE_TABLE(usb, isocam_id_table);
  * Read the payload capacity of each alt setting from the descriptors the
  * device really sent. Alts without a usable isochronous IN endpoint carry
  * nothing (0 bytes); the interface is refused when no alt can stream.
+ * An interface of alt 0 alone that has endpoints is the bulk personality
+ * (isocam-bulk.c checks it).
  */
 static int isocam_parse_alts(struct isocam_dev *dev)
 {
 	struct usb_interface *intf = dev->intf;
 	struct device *d = &intf->dev;
+	struct usb_host_interface *alt0;
 	unsigned int num, j, usable = 0;
 
+	alt0 = usb_altnum_to_altsetting(intf, 0);
+	if (intf->num_altsetting == 1 && alt0 && alt0->desc.bNumEndpoints)
+		return isocam_bulk_parse(dev);
+
+	dev->transport = ISOCAM_TRANSPORT_ISO;
 	if (dev->udev->speed != USB_SPEED_HIGH) {
 		dev_err(d, "needs a high-speed link (isochronous timing is per microframe), got %s\n",
 			usb_speed_string(dev->udev->speed));
@@ -136,6 +144,8 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	pbytes = dev->packet_bytes;
 	spin_unlock_irqrestore(&dev->slock, flags);
 
+	seq_printf(s, "transport:        %s\n",
+		   isocam_is_bulk(dev) ? "bulk" : "iso");
 	seq_printf(s, "alt:              %u\n", alt);
 	seq_printf(s, "packet_bytes:     %u\n", pbytes);
 	seq_printf(s, "urbs_in_flight:   %u\n", dev->num_urbs);
@@ -162,6 +172,7 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "resubmit_errors:  %u\n", st.resubmit_errors);
 	seq_printf(s, "enospc_fallbacks: %u\n", st.enospc_fallbacks);
 	seq_printf(s, "bad_urbs:         %u\n", st.bad_urbs);
+	seq_printf(s, "bulk_halts:       %u\n", st.bulk_halts);
 	seq_printf(s, "bad_descs:        %u\n", st.bad_descs);
 	seq_printf(s, "stream_failures:  %u\n", st.stream_failures);
 	seq_printf(s, "timestamps:       %s\n",
@@ -319,10 +330,16 @@ static int isocam_probe(struct usb_interface *intf,
 	if (ret)
 		goto err_debugfs;
 
-	dev_info(&intf->dev, "%s: %s, %u alt settings, i2c %s, video %s\n",
-		 ISOCAM_USB_PRODUCT, dev->sd->name, dev->num_alts,
-		 dev_name(&dev->adapter.dev),
-		 video_device_node_name(&dev->vdev));
+	if (isocam_is_bulk(dev))
+		dev_info(&intf->dev, "%s: %s, bulk endpoint %u, i2c %s, video %s\n",
+			 ISOCAM_USB_PRODUCT, dev->sd->name, dev->ep_num,
+			 dev_name(&dev->adapter.dev),
+			 video_device_node_name(&dev->vdev));
+	else
+		dev_info(&intf->dev, "%s: %s, %u alt settings, i2c %s, video %s\n",
+			 ISOCAM_USB_PRODUCT, dev->sd->name, dev->num_alts,
+			 dev_name(&dev->adapter.dev),
+			 video_device_node_name(&dev->vdev));
 	return 0;
 
 err_debugfs:

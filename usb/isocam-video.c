@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * isocam USB bridge driver: isochronous streaming.
+ * isocam USB bridge driver: streaming, isochronous and what the bulk
+ * personality (isocam-bulk.c) shares with it.
  *
- * Stream start picks the smallest alt setting whose bandwidth carries the
- * current format at the current frame interval (smaller alts at longer
- * intervals when the host refuses bandwidth), starts the sensor, then
- * keeps num_urbs URBs of num_packets packets each in flight. Every packet
- * that passes the checks of core/iso_packet.h goes to the core frame
- * assembler, which lends itself vb2 buffers through the ops below.
+ * Isochronous: stream start picks the smallest alt setting whose
+ * bandwidth carries the current format at the current frame interval
+ * (smaller alts at longer intervals when the host refuses bandwidth),
+ * starts the sensor, then keeps num_urbs URBs of num_packets packets each
+ * in flight. Every packet that passes the checks of core/iso_packet.h
+ * goes to the core frame assembler, which lends itself vb2 buffers
+ * through the ops below.
+ *
+ * Bulk: no alt to pick, no bandwidth to reserve; stream start sets up
+ * and starts the sensor and keeps num_urbs bulk URBs in flight, each
+ * completed one a whole payload transfer for the same assembler. The
+ * anchor, the stop (stop resubmitting, a bounded drain, then kill), the
+ * watchdog and the stream's end for the application are the same.
  *
  * A stream that cannot go on (no URB left in flight, or no frame for
  * stall_ms) is ended for the application: vb2_queue_error() makes DQBUF
@@ -23,22 +31,33 @@
 
 #include <isocam/usb.h>
 
+#include "bulk_transfer.h"
 #include "iso_packet.h"
 #include "isocam.h"
 
 /*
- * 32 URBs x 32 packets. Each URB spans 32 microframes (4 ms of bus time),
- * so completions run 250 times a second, not 8000, and one URB buffer is
- * at most 32 x 3072 bytes = 96 KiB (uvcvideo's size too). 32 in flight
- * keep 128 ms of bus time queued at the host controller: a completion may
- * be that late before the device has nowhere to put a packet. USB/IP in
- * an emulated guest needs it: there 8 URBs (32 ms) lost a third of the
- * frames at 640x480 YUYV 30 fps, 16 (64 ms) an occasional one, 32 none.
- * Real hardware does with less; both numbers are tunable per stream start.
+ * Isochronous: 32 URBs x 32 packets. Each URB spans 32 microframes (4 ms
+ * of bus time), so completions run 250 times a second, not 8000, and one
+ * URB buffer is at most 32 x 3072 bytes = 96 KiB (uvcvideo's size too).
+ * 32 in flight keep 128 ms of bus time queued at the host controller: a
+ * completion may be that late before the device has nowhere to put a
+ * packet. USB/IP in an emulated guest needs it: there 8 URBs (32 ms) lost
+ * a third of the frames at 640x480 YUYV 30 fps, 16 (64 ms) an occasional
+ * one, 32 none. Real hardware does with less; both numbers are tunable
+ * per stream start.
+ *
+ * Bulk: num_urbs URBs of ISOCAM_USB_BULK_MAX_PAYLOAD (64 KiB), one payload
+ * transfer each. The bridge buffers one frame and drops the next frame
+ * captured while that one still drains, and it sends only into URBs it
+ * holds; so what is queued at the device should take a whole frame at
+ * once, whatever a resubmission waits for in an emulated guest. 32 (2 MiB)
+ * hold a 640x480 YUYV frame three times over and most of a 1280x960 one;
+ * 64 is also the most isocam-emu queues. num_packets does not apply.
  */
 static unsigned int num_urbs = 32;
 module_param(num_urbs, uint, 0644);
-MODULE_PARM_DESC(num_urbs, "isochronous URBs in flight (2-64, default 32)");
+MODULE_PARM_DESC(num_urbs,
+		 "isochronous or bulk URBs in flight (2-64, default 32)");
 
 static unsigned int num_packets = 32;
 module_param(num_packets, uint, 0644);
@@ -60,6 +79,12 @@ MODULE_PARM_DESC(hwtimestamps,
  * for seconds wakes with one late tick, not a stall.
  */
 #define ISOCAM_WATCHDOG_MS	250
+
+/*
+ * The drain a bulk stop allows: see isocam_urbs_stop(). Bulk URBs
+ * complete only with frame data, and the sensor is in standby by then.
+ */
+#define ISOCAM_BULK_DRAIN_MS	100
 
 /* ---- frame assembler ops: called from URB completion ---- */
 
@@ -156,7 +181,7 @@ static const struct isocam_asm_ops isocam_asm_ops = {
 /* ---- the stream's end for the application ---- */
 
 /* True for the first caller only, who says why with one dev_err. */
-static bool isocam_stream_fail(struct isocam_dev *dev)
+bool isocam_stream_fail(struct isocam_dev *dev)
 {
 	unsigned long flags;
 	bool first;
@@ -213,8 +238,11 @@ static void isocam_watchdog(struct work_struct *work)
 
 /* ---- URBs ---- */
 
-/* A URB's buffer: its packets back to back, at the alt's packet size. */
-static u32 isocam_urb_bytes(const struct isocam_dev *dev)
+/*
+ * A URB's buffer: its packets back to back, at the alt's packet size
+ * (bulk: one "packet" of ISOCAM_USB_BULK_MAX_PAYLOAD).
+ */
+u32 isocam_urb_bytes(const struct isocam_dev *dev)
 {
 	return dev->num_packets * dev->packet_bytes;
 }
@@ -224,7 +252,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 {
 	unsigned int np = dev->num_packets, i;
 	int count = urb->number_of_packets;
-	u32 bad = 0, errors = 0, cost;
+	u32 bad = 0, errors = 0;
 	bool irqs_off = irqs_disabled();
 	unsigned long flags;
 	u64 now;
@@ -277,18 +305,43 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 		}
 	}
 
+	isocam_urb_account(dev, now, irqs_off, 0, bad, errors);
+}
+
+/*
+ * A completed URB's data went to the assembler (from start_ns on): count
+ * it and publish the assembler's and the clock's counters.
+ */
+void isocam_urb_account(struct isocam_dev *dev, u64 start_ns, bool irqs_off,
+			u32 bad_urbs, u32 bad_descs, u32 packet_errors)
+{
 	/* The driver's own cost per URB, for make bench. */
-	cost = (u32)min_t(u64, ktime_get_ns() - now, U32_MAX);
+	u32 cost = (u32)min_t(u64, ktime_get_ns() - start_ns, U32_MAX);
+	unsigned long flags;
+
 	spin_lock_irqsave(&dev->slock, flags);
 	dev->stats.urbs++;
 	dev->stats.urb_ns += cost;
 	dev->stats.urb_ns_max = max(dev->stats.urb_ns_max, cost);
 	dev->stats.urbs_irqs_off += irqs_off;
-	dev->stats.bad_descs += bad;
-	dev->stats.packet_errors += errors;
+	dev->stats.bad_urbs += bad_urbs;
+	dev->stats.bad_descs += bad_descs;
+	dev->stats.packet_errors += packet_errors;
 	dev->asm_snap = dev->assembler.stats;
 	dev->clock_snap = dev->clock.stats;
 	spin_unlock_irqrestore(&dev->slock, flags);
+}
+
+/* A whole URB is lost to an error status: so is the frame in progress. */
+void isocam_urb_error(struct isocam_dev *dev, int status)
+{
+	unsigned long flags;
+
+	isocam_asm_packet_error(&dev->assembler);
+	spin_lock_irqsave(&dev->slock, flags);
+	dev->stats.urb_errors++;
+	spin_unlock_irqrestore(&dev->slock, flags);
+	dev_warn_ratelimited(&dev->intf->dev, "URB error %d\n", status);
 }
 
 /* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
@@ -311,8 +364,6 @@ static void isocam_urb_reset(struct isocam_dev *dev, struct urb *urb)
 static void isocam_urb_complete(struct urb *urb)
 {
 	struct isocam_dev *dev = urb->context;
-	unsigned long flags;
-	int ret;
 
 	switch (urb->status) {
 	case 0:
@@ -325,19 +376,25 @@ static void isocam_urb_complete(struct urb *urb)
 	case -ENODEV:
 		return;
 	default:
-		/* The whole URB is lost: so is the frame in progress. */
-		isocam_asm_packet_error(&dev->assembler);
-		spin_lock_irqsave(&dev->slock, flags);
-		dev->stats.urb_errors++;
-		spin_unlock_irqrestore(&dev->slock, flags);
-		dev_warn_ratelimited(&dev->intf->dev, "URB error %d\n",
-				     urb->status);
+		isocam_urb_error(dev, urb->status);
 		break;
 	}
 
 	if (!READ_ONCE(dev->urbs_live))
 		return;
 	isocam_urb_reset(dev, urb);
+	isocam_urb_resubmit(dev, urb);
+}
+
+/*
+ * Put a completed URB, reset to what was submitted, back in flight; when
+ * that fails and none is left, end the stream for the application.
+ */
+void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
+{
+	unsigned long flags;
+	int ret;
+
 	usb_anchor_urb(urb, &dev->anchor);
 	ret = usb_submit_urb(urb, GFP_ATOMIC);
 	if (!ret)
@@ -374,18 +431,20 @@ static void isocam_free_urbs(struct isocam_dev *dev)
 	dev->num_urbs = 0;
 }
 
+/* num_urbs URBs of isocam_urb_bytes(); dev->packet_bytes is set. */
 static int isocam_alloc_urbs(struct isocam_dev *dev)
 {
 	unsigned int n = clamp(num_urbs, 2U, (unsigned int)ISOCAM_MAX_URBS);
-	unsigned int np = clamp(num_packets, 1U,
-				(unsigned int)ISOCAM_MAX_PACKETS);
+	bool bulk = isocam_is_bulk(dev);
+	unsigned int np = bulk ? 1 : clamp(num_packets, 1U,
+					   (unsigned int)ISOCAM_MAX_PACKETS);
 	unsigned int size;
 	unsigned int i;
 
 	dev->num_packets = np;
 	size = isocam_urb_bytes(dev);
 	for (i = 0; i < n; i++) {
-		struct urb *urb = usb_alloc_urb(np, GFP_KERNEL);
+		struct urb *urb = usb_alloc_urb(bulk ? 0 : np, GFP_KERNEL);
 
 		if (!urb)
 			goto nomem;
@@ -398,6 +457,10 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 			goto nomem;
 		urb->dev = dev->udev;
 		urb->context = dev;
+		if (bulk) {
+			isocam_bulk_init_urb(dev, urb);
+			continue;
+		}
 		urb->pipe = usb_rcvisocpipe(dev->udev, dev->ep_num);
 		urb->transfer_flags = URB_ISO_ASAP | URB_NO_TRANSFER_DMA_MAP;
 		urb->complete = isocam_urb_complete;
@@ -406,8 +469,8 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 	return 0;
 
 nomem:
-	dev_err(&dev->intf->dev, "cannot allocate %u URBs of %u bytes\n", n,
-		size);
+	dev_err(&dev->intf->dev, "cannot allocate %u %s URBs of %u bytes\n", n,
+		bulk ? "bulk" : "isochronous", size);
 	isocam_free_urbs(dev);
 	return -ENOMEM;
 }
@@ -449,17 +512,25 @@ static int isocam_submit_urbs(struct isocam_dev *dev, int alt)
  * the device to acknowledge the unlink (forever, if it never does), and
  * killing a URB that is completing at that moment races inside vhci_hcd
  * (a use-after-free in vhci_urb_dequeue).
+ *
+ * Bulk URBs come back only with frame data, and every caller has put the
+ * sensor in standby first: what the device still holds stays queued, so
+ * killing is the rule there, as in uvcvideo. The drain is short: it lets
+ * completions already on their way arrive (over USB/IP they precede the
+ * reply to the sensor's MODE_SELECT write on the same connection), and
+ * the kill then finds the URBs idle at the device, not completing.
  */
 static void isocam_urbs_stop(struct isocam_dev *dev, bool drain)
 {
 	unsigned int bus_ms = DIV_ROUND_UP(dev->num_urbs * dev->num_packets,
 					   ISOCAM_USB_MICROFRAMES_PER_SEC / 1000);
+	unsigned int drain_ms = isocam_is_bulk(dev) ? ISOCAM_BULK_DRAIN_MS :
+						      2 * bus_ms + 250;
 
 	WRITE_ONCE(dev->urbs_live, false);
-	if (drain && !usb_wait_anchor_empty_timeout(&dev->anchor,
-						    2 * bus_ms + 250))
+	if (drain && !usb_wait_anchor_empty_timeout(&dev->anchor, drain_ms))
 		dev_dbg(&dev->intf->dev, "URBs still in flight %u ms after the stop; killing them\n",
-			2 * bus_ms + 250);
+			drain_ms);
 	usb_kill_anchored_urbs(&dev->anchor);
 }
 
@@ -468,6 +539,10 @@ static void isocam_urbs_stop(struct isocam_dev *dev, bool drain)
 bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
 			  const struct v4l2_fract *tpf)
 {
+	/* Bulk reserves nothing; the link's raw speed is the limit. */
+	if (isocam_is_bulk(dev))
+		return isocam_bulk_fits(sizeimage, tpf->numerator,
+					tpf->denominator);
 	return isocam_fits_bandwidth(dev->alt_bytes, dev->num_alts, sizeimage,
 				     tpf->numerator, tpf->denominator);
 }
@@ -478,6 +553,21 @@ static int isocam_set_alt(struct isocam_dev *dev, int alt)
 	if (alt && dev->sim_max_alt && alt > dev->sim_max_alt)
 		return -ENOSPC;
 	return usb_set_interface(dev->udev, dev->ifnum, alt);
+}
+
+/*
+ * Tell the device the stream is off: alt 0 for isochronous; for bulk, as
+ * UVC hosts do, CLEAR_FEATURE(ENDPOINT_HALT) on the endpoint (which also
+ * resets the host's data toggle after the kill). Nothing when unplugged.
+ */
+static void isocam_stream_idle(struct isocam_dev *dev)
+{
+	if (dev->disconnected)
+		return;
+	if (isocam_is_bulk(dev))
+		isocam_bulk_clear_halt(dev);
+	else
+		isocam_set_alt(dev, 0);
 }
 
 /*
@@ -663,6 +753,7 @@ static void isocam_release_held(struct isocam_dev *dev, bool failed)
  * Stream on one alt at interval tpf: select it, set up and start the
  * sensor, then submit the URBs (gspca's order: nothing arrives before the
  * sensor runs). -ENOSPC, quietly, when the host refuses the bandwidth.
+ * Bulk has alt 0 only and nothing to select: alt is 0.
  */
 static int isocam_stream_try(struct isocam_dev *dev, int alt,
 			     const struct v4l2_fract *tpf)
@@ -671,12 +762,15 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 	unsigned long flags;
 	int ret;
 
-	ret = isocam_set_alt(dev, alt);
-	if (ret) {
-		/* The interface stays where it was, alt 0. */
-		if (ret != -ENOSPC)
-			dev_err(d, "cannot select alt %d: %d\n", alt, ret);
-		return ret;
+	if (!isocam_is_bulk(dev)) {
+		ret = isocam_set_alt(dev, alt);
+		if (ret) {
+			/* The interface stays where it was, alt 0. */
+			if (ret != -ENOSPC)
+				dev_err(d, "cannot select alt %d: %d\n", alt,
+					ret);
+			return ret;
+		}
 	}
 	ret = isocam_sensor_setup_tpf(dev, tpf);
 	if (ret) {
@@ -688,7 +782,8 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 		goto err_alt;
 
 	dev->alt = alt;
-	dev->packet_bytes = dev->alt_bytes[alt];
+	dev->packet_bytes = isocam_is_bulk(dev) ? ISOCAM_USB_BULK_MAX_PAYLOAD :
+						  dev->alt_bytes[alt];
 	ret = isocam_alloc_urbs(dev);
 	if (ret)
 		goto err_alt;
@@ -708,6 +803,7 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 	dev->starting = true;
 	dev->stream_failed = false;
 	spin_unlock_irqrestore(&dev->slock, flags);
+	dev->bulk_errors = 0;
 
 	ret = v4l2_subdev_call(dev->sd, video, s_stream, 1);
 	if (ret) {
@@ -738,8 +834,33 @@ err_urbs:
 err_alt:
 	dev->alt = 0;
 	dev->packet_bytes = 0;
-	isocam_set_alt(dev, 0);
+	isocam_stream_idle(dev);
 	return ret;
+}
+
+/* Bulk: no alt to choose, so no bandwidth to fall back from. */
+static int isocam_stream_start_bulk(struct isocam_dev *dev)
+{
+	struct device *d = &dev->intf->dev;
+	struct v4l2_fract tpf = dev->timeperframe;
+	int ret;
+
+	if (!isocam_bulk_fits(dev->pix.sizeimage, tpf.numerator,
+			      tpf.denominator)) {
+		dev_err(d, "%ux%u at %u/%u s per frame needs more than high-speed bulk carries\n",
+			dev->pix.width, dev->pix.height, tpf.numerator,
+			tpf.denominator);
+		return -ENOSPC;
+	}
+	ret = isocam_stream_try(dev, 0, &tpf);
+	if (ret)
+		return ret;
+	dev->stats.streams++;
+	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, bulk endpoint %u, %u URBs of %u bytes\n",
+		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
+		tpf.numerator, tpf.denominator, dev->ep_num, dev->num_urbs,
+		dev->packet_bytes);
+	return 0;
 }
 
 int isocam_stream_start(struct isocam_dev *dev)
@@ -751,6 +872,8 @@ int isocam_stream_start(struct isocam_dev *dev)
 
 	if (dev->disconnected)
 		return -ENODEV;
+	if (isocam_is_bulk(dev))
+		return isocam_stream_start_bulk(dev);
 
 	first = isocam_pick_alt(dev->alt_bytes, dev->num_alts,
 				dev->pix.sizeimage, tpf.numerator,
@@ -820,8 +943,7 @@ void isocam_stream_stop(struct isocam_dev *dev)
 		isocam_free_urbs(dev);
 		dev->alt = 0;
 		dev->packet_bytes = 0;
-		if (!dev->disconnected)
-			isocam_set_alt(dev, 0);
+		isocam_stream_idle(dev);
 	}
 	isocam_return_buffers(dev, VB2_BUF_STATE_ERROR);
 }

@@ -6,7 +6,9 @@
  * isocam-core.c   usb_driver, probe/disconnect, lifetime, debugfs
  * isocam-ctrl.c   vendor control requests a silent device cannot block
  * isocam-i2c.c    the bridge's i2c master as an i2c_adapter
- * isocam-video.c  isochronous URB streaming into the frame assembler
+ * isocam-video.c  URB streaming into the frame assembler: start/stop, the
+ *                 isochronous URBs and what both transports share
+ * isocam-bulk.c   the bulk personality: its endpoint and bulk URBs
  * isocam-v4l2.c   the video node: vb2 queue, formats, ioctls
  */
 #ifndef ISOCAM_H
@@ -35,6 +37,12 @@
 #define ISOCAM_MAX_URBS		64
 #define ISOCAM_MAX_PACKETS	128
 
+/* How the camera sends its video, from the descriptors at probe. */
+enum isocam_transport {
+	ISOCAM_TRANSPORT_ISO,	/* alts 1..N, one iso IN endpoint each */
+	ISOCAM_TRANSPORT_BULK,	/* alt 0 alone, one bulk IN endpoint */
+};
+
 struct isocam_buffer {
 	struct vb2_v4l2_buffer vb;	/* must be first */
 	struct list_head list;
@@ -55,6 +63,7 @@ struct isocam_stats {
 	u32 streams;		/* stream starts */
 	u32 enospc_fallbacks;	/* alt settings the host refused */
 	u32 bad_urbs;		/* URBs completed with an impossible count */
+	u32 bulk_halts;		/* bulk URBs that found the endpoint halted */
 	u32 bad_descs;		/* packets whose fields were not ours */
 	u32 stream_failures;	/* streams ended for the application */
 	u32 ts_clamped;		/* stamps raised to keep them increasing */
@@ -99,10 +108,12 @@ struct isocam_dev {
 	bool has_jpeg;
 	struct v4l2_ctrl *jpeg_quality;
 
+	enum isocam_transport transport;
 	/* From the descriptors: payload bytes per microframe, by alt number. */
 	u32 alt_bytes[ISOCAM_MAX_ALTS];
 	unsigned int num_alts;	/* highest alt number + 1 */
-	u8 ep_num;		/* the iso IN endpoint, polled every microframe */
+	/* The video IN endpoint: iso, polled every microframe, or bulk. */
+	u8 ep_num;
 	/* debugfs knobs: pretend the host refuses alts above sim_max_alt */
 	u32 sim_max_alt;	/* 0: off */
 	bool sim_enospc_submit;	/* refuse at URB submit, as EHCI does */
@@ -137,8 +148,10 @@ struct isocam_dev {
 	unsigned int wd_idle;	/* watchdog ticks without a frame */
 	struct urb *urbs[ISOCAM_MAX_URBS];
 	unsigned int num_urbs;
-	unsigned int num_packets;
-	u32 packet_bytes;	/* of the alt in use */
+	unsigned int num_packets;	/* per iso URB; 1 for bulk */
+	u32 packet_bytes;	/* of the alt in use; bulk: bytes per URB */
+	/* Bulk URBs completed with an error in a row (completion only). */
+	unsigned int bulk_errors;
 	int alt;		/* alt in use, 0 when idle */
 	bool streaming;
 	u32 sequence;
@@ -174,6 +187,16 @@ static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
 	return container_of(v4l2_dev, struct isocam_dev, v4l2_dev);
 }
 
+static inline bool isocam_is_bulk(const struct isocam_dev *dev)
+{
+	return dev->transport == ISOCAM_TRANSPORT_BULK;
+}
+
+/* isocam-bulk.c */
+int isocam_bulk_parse(struct isocam_dev *dev);
+void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb);
+void isocam_bulk_clear_halt(struct isocam_dev *dev);
+
 /* isocam-codec.c */
 int isocam_codec_probe(struct isocam_dev *dev);
 int isocam_codec_setup(struct isocam_dev *dev);
@@ -199,6 +222,12 @@ void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st);
 bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
 			  const struct v4l2_fract *tpf);
 void isocam_asm_totals(struct isocam_dev *dev, struct isocam_asm_stats *t);
+u32 isocam_urb_bytes(const struct isocam_dev *dev);
+bool isocam_stream_fail(struct isocam_dev *dev);
+void isocam_urb_account(struct isocam_dev *dev, u64 start_ns, bool irqs_off,
+			u32 bad_urbs, u32 bad_descs, u32 packet_errors);
+void isocam_urb_error(struct isocam_dev *dev, int status);
+void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb);
 
 /* isocam-v4l2.c */
 int isocam_v4l2_init(struct isocam_dev *dev);

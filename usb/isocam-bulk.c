@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * isocam USB bridge driver: the bulk personality (include/isocam/usb.h,
+ * "Bulk transport personality"), as isocam-emu --transport=bulk sends it.
+ *
+ * The interface has alt 0 alone, with one bulk IN endpoint. Each bulk URB
+ * that completes carries one payload transfer: a payload header, then
+ * frame data; its actual_length is the transfer's end (no ZLP is waited
+ * for). So a completed URB is one "packet" for the core frame assembler,
+ * fed exactly as an isochronous packet is. The start, the stop, the
+ * anchor and the watchdog are isocam-video.c's.
+ *
+ * Timestamps: isocam_clock pairs each SCR's source clock with the host
+ * time its payload arrived; it never reads the SCR's SOF counter, so bulk,
+ * which has no bus schedule, feeds it the same way. A bulk transfer
+ * arrives whole when its URB completes: the completion time is its
+ * arrival.
+ */
+#include <linux/ktime.h>
+#include <linux/usb.h>
+
+#include <isocam/usb.h>
+
+#include "bulk_transfer.h"
+#include "isocam.h"
+
+/*
+ * Bulk URBs that fail go back at once, not at the bus's pace as iso URBs
+ * do: a device that fails every one would keep the completion path busy.
+ * This many failures in a row end the stream.
+ */
+#define ISOCAM_BULK_MAX_ERRORS	16
+
+/*
+ * The interface is alt 0 alone, with endpoints: it must be the bulk
+ * personality, and every field of its one endpoint must say so.
+ */
+int isocam_bulk_parse(struct isocam_dev *dev)
+{
+	struct usb_interface *intf = dev->intf;
+	struct device *d = &intf->dev;
+	const struct usb_endpoint_descriptor *ep;
+	struct usb_host_interface *alt;
+	const char *why;
+
+	alt = usb_altnum_to_altsetting(intf, 0);
+	if (!alt || intf->num_altsetting != 1) {
+		dev_err(d, "interface %u: the bulk personality has alt 0 alone, found %u alt settings; refusing it\n",
+			dev->ifnum, intf->num_altsetting);
+		return -ENODEV;
+	}
+	if (dev->udev->speed != USB_SPEED_HIGH) {
+		dev_err(d, "bulk personality needs a high-speed link (512-byte bulk packets), got %s\n",
+			usb_speed_string(dev->udev->speed));
+		return -ENODEV;
+	}
+	if (alt->desc.bNumEndpoints != 1) {
+		dev_err(d, "interface %u alt 0 has %u endpoints, not the one bulk IN endpoint of the bulk personality; refusing it\n",
+			dev->ifnum, alt->desc.bNumEndpoints);
+		return -ENODEV;
+	}
+	ep = &alt->endpoint[0].desc;
+	why = isocam_bulk_ep_problem(ep->bEndpointAddress, ep->bmAttributes,
+				     le16_to_cpu(ep->wMaxPacketSize));
+	if (why) {
+		dev_err(d, "interface %u alt 0: endpoint 0x%02x (bmAttributes 0x%02x, wMaxPacketSize 0x%04x) %s; refusing it\n",
+			dev->ifnum, ep->bEndpointAddress, ep->bmAttributes,
+			le16_to_cpu(ep->wMaxPacketSize), why);
+		return -ENODEV;
+	}
+
+	dev->transport = ISOCAM_TRANSPORT_BULK;
+	dev->ep_num = usb_endpoint_num(ep);
+	dev->num_alts = 1;
+	dev->alt_bytes[0] = 0;
+	dev_dbg(d, "bulk IN endpoint 0x%02x, %u-byte packets\n",
+		ep->bEndpointAddress, usb_endpoint_maxp(ep));
+	return 0;
+}
+
+/* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
+static void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb)
+{
+	urb->transfer_buffer_length = isocam_urb_bytes(dev);
+	urb->actual_length = 0;
+	urb->number_of_packets = 0;
+}
+
+/* Feed a completed URB's payload transfer to the assembler. */
+static void isocam_bulk_transfer(struct isocam_dev *dev, struct urb *urb)
+{
+	bool irqs_off = irqs_disabled();
+	u32 size = isocam_urb_bytes(dev);
+	u32 actual = urb->actual_length;
+	u64 now = ktime_get_ns();
+	u32 bad = 0, len;
+
+	/* Its arrival: the SCR sample's host time and the first stamp. */
+	dev->pkt_ts = now;
+	/* What was submitted is ours to know; only actual_length is read. */
+	switch (isocam_bulk_check(actual, size, size, &len)) {
+	case ISOCAM_BULK_OK:
+		isocam_asm_packet(&dev->assembler, urb->transfer_buffer, len);
+		break;
+	case ISOCAM_BULK_EMPTY:
+		/* Never sent by the contract's device; counted, harmless. */
+		isocam_asm_packet(&dev->assembler, NULL, 0);
+		break;
+	case ISOCAM_BULK_BAD:
+		bad = 1;
+		dev_warn_ratelimited(&dev->intf->dev, "bulk URB completed with actual_length %u of %u submitted; dropped\n",
+				     actual, size);
+		isocam_asm_packet_error(&dev->assembler);
+		break;
+	}
+	isocam_urb_account(dev, now, irqs_off, bad, 0, 0);
+}
+
+static void isocam_bulk_complete(struct urb *urb)
+{
+	struct isocam_dev *dev = urb->context;
+	unsigned long flags;
+
+	switch (urb->status) {
+	case 0:
+		dev->bulk_errors = 0;
+		isocam_bulk_transfer(dev, urb);
+		break;
+	case -ENOENT:		/* killed */
+	case -ECONNRESET:	/* unlinked */
+	case -ESHUTDOWN:	/* device or host controller gone */
+	case -ENODEV:
+		return;
+	case -EPIPE:
+		/* Halted: nothing comes until STREAMOFF's CLEAR_FEATURE. */
+		isocam_urb_error(dev, urb->status);
+		spin_lock_irqsave(&dev->slock, flags);
+		dev->stats.bulk_halts++;
+		spin_unlock_irqrestore(&dev->slock, flags);
+		if (isocam_stream_fail(dev))
+			dev_err(&dev->intf->dev, "stream stopped: bulk endpoint %u is halted (-EPIPE); STREAMOFF to recover\n",
+				dev->ep_num);
+		return;
+	default:
+		isocam_urb_error(dev, urb->status);
+		if (++dev->bulk_errors >= ISOCAM_BULK_MAX_ERRORS) {
+			if (isocam_stream_fail(dev))
+				dev_err(&dev->intf->dev, "stream stopped: %u bulk URBs in a row failed, the last with %d; STREAMOFF to recover\n",
+					dev->bulk_errors, urb->status);
+			return;
+		}
+		break;
+	}
+
+	if (!READ_ONCE(dev->urbs_live))
+		return;
+	isocam_bulk_urb_reset(dev, urb);
+	isocam_urb_resubmit(dev, urb);
+}
+
+/* An allocated URB with its buffer: make it a bulk IN URB of ours. */
+void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb)
+{
+	urb->pipe = usb_rcvbulkpipe(dev->udev, dev->ep_num);
+	urb->transfer_flags = URB_NO_TRANSFER_DMA_MAP;
+	urb->complete = isocam_bulk_complete;
+	isocam_bulk_urb_reset(dev, urb);
+}
+
+/*
+ * Stream off, as UVC hosts tell a bulk camera: CLEAR_FEATURE(ENDPOINT_HALT)
+ * on its endpoint. The device drops the frame in progress and starts the
+ * next stream afresh; the host's data toggle is reset too. No URB may be
+ * in flight.
+ */
+void isocam_bulk_clear_halt(struct isocam_dev *dev)
+{
+	int ret;
+
+	ret = usb_clear_halt(dev->udev,
+			     usb_rcvbulkpipe(dev->udev, dev->ep_num));
+	if (ret)
+		dev_err(&dev->intf->dev, "stream off: CLEAR_FEATURE(ENDPOINT_HALT) on bulk endpoint %u failed: %d\n",
+			dev->ep_num, ret);
+}
