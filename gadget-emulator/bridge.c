@@ -282,6 +282,10 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 			    !video_ep_present(b))
 				return BRIDGE_STALL;
 			b->ep_halted = s->bRequest == USB_REQ_SET_FEATURE;
+			if (b->verbose)
+				emu_log("%s: endpoint 0x%02x halt %s",
+					b->name, video_ep_addr(b),
+					b->ep_halted ? "set" : "cleared");
 			/* a UVC host's stream off on a bulk camera */
 			if (!b->ep_halted &&
 			    b->desc.transport == USB_TRANSPORT_BULK)
