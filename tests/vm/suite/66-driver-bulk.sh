@@ -65,10 +65,19 @@ capture_check() {
 	v4l2-ctl -d "$NODE" -v "width=$w,height=$h,pixelformat=$f" || fail "set-fmt $f ${w}x$h"
 	v4l2-ctl -d "$NODE" -p "$fps" >/dev/null || fail "set-parm $fps"
 	assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: $fps\\.000" "$name: frame rate"
+	if [ "$f" = MJPG ]; then
+		# The camera primes its encoder for a new picture first, frozen
+		# for that long in this guest; over bulk, as a real bridge with a
+		# one-frame buffer would, it drops the frames due meanwhile.
+		v4l2-ctl -d "$NODE" --stream-mmap=16 --stream-count=10 --stream-to=/dev/null \
+			>/dev/null 2>&1 || fail "$name: warm-up capture failed"
+		STREAMS=$((STREAMS + 1))
+	fi
 	before=$(($(cam_stat error_frames) + $(cam_stat dropped_frames)))
 	v4l2-ctl -d "$NODE" --stream-mmap=16 --stream-count="$n" --stream-to="$out" \
 		>"$RESULTS/$name.v4l2-ctl.log" 2>&1 ||
 		fail "$name: v4l2-ctl failed: $(tail -n 3 "$RESULTS/$name.v4l2-ctl.log")"
+	STREAMS=$((STREAMS + 1))
 	if ! "$CHECK" --quiet --format "$(check_fmt "$f")" --size "${w}x$h" \
 		--expect-frames "$n" "$@" "$out" >"$RESULTS/$name.check.log" 2>&1; then
 		cat "$RESULTS/$name.check.log" >&2
@@ -128,6 +137,7 @@ step "formats over bulk, every frame checked"
 v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/dev/null >/dev/null 2>&1 ||
 	fail "warm-up capture failed"
 h0=$(halts)
+STREAMS=0
 capture_check YUYV 640 480 30 100
 capture_check GREY 320 240 30 100
 capture_check RGBP 640 480 30 60
@@ -137,9 +147,9 @@ capture_check YUYV 160 120 60 100
 # frames (isocam-check counts the gaps), but every frame that comes is
 # right and the bus loses nothing.
 capture_check YUYV 1280 960 20 30 --allow-drops
-log "frames the camera dropped for want of a URB so far: $(emu_frames_dropped)"
-wait_for '[ $(($(halts) - h0)) -ge 6 ]' 5 "six halts cleared"
-assert_eq $(($(halts) - h0)) 6 "halts cleared: one per stream off"
+log "frames the camera dropped so far (encoder priming, a guest too slow for 49 MB/s): $(emu_frames_dropped)"
+wait_for '[ $(($(halts) - h0)) -ge $STREAMS ]' 5 "$STREAMS halts cleared"
+assert_eq $(($(halts) - h0)) "$STREAMS" "halts cleared: one per stream off"
 assert_eq "$(emu_alts | tr -d ' 0')" "" "alt settings the camera saw (0 only)"
 
 # --- v4l2-compliance ---------------------------------------------------------
