@@ -16,6 +16,9 @@
 #    the streaming one stops it with CLEAR_FEATURE(ENDPOINT_HALT);
 #  - start/stop cycles, one with STREAMON failing halfway, each stop a
 #    halt cleared and each start delivering;
+#  - a camera gone silent (its sensor put in standby behind the driver's
+#    back: bulk URBs then wait forever) ends the stream with EIO after
+#    stall_ms and one dev_err; STREAMOFF recovers;
 #  - unplug while streaming: the reader gets ENODEV, nothing is left
 #    behind, and the camera works when plugged again.
 # vm-timeout: 2400
@@ -249,6 +252,36 @@ kmsg_since "bulk plug"
 ! grep 'STALL bmRequestType 0x02 bRequest 0x01' "$CAMERA_EMU_LOG" ||
 	fail "the camera STALLed a CLEAR_FEATURE(ENDPOINT_HALT)"
 log "$CYCLES start/stop cycles and one failed start, each stop a halt cleared"
+
+# --- a silent camera ---------------------------------------------------------
+step "a silent camera: the watchdog ends the stream"
+v4l2-ctl -d "$NODE" -v width=640,height=480,pixelformat=YUYV || fail "set-fmt"
+f0=$(cam_stat frames)
+kmsg_mark "bulk silent"
+"$STREAM" -n 1000000 -t 10000 "$NODE" >/tmp/silent-stream.txt 2>&1 &
+pid=$!
+camera_track "$pid"
+wait_for '[ "$(cam_stat frames)" -ge $((f0 + 5)) ]' 20 "the stream to run"
+# MODE_SELECT (0x0100) = standby, straight to the sensor: the camera sends
+# nothing more and the driver's URBs stay queued.
+i2ctransfer -f -y "${I2CDEV#/dev/i2c-}" w3@0x3c 0x01 0x00 0x00 || fail "i2c write of MODE_SELECT"
+wait_for "! kill -0 $pid 2>/dev/null" 15 "the reader to end after the camera went silent"
+set +e
+wait "$pid"
+st=$?
+set -e
+r=$(cat /tmp/silent-stream.txt)
+log "silent camera: status $st: $r"
+assert_eq "$st" 0 "isocam-stream's exit status"
+[[ "$r" == *errno=EIO* ]] || fail "the reader did not get EIO from a silent camera: $r"
+kmsg_since "bulk silent"
+grep 'stream stopped: no frame for' "$RESULTS/kmsg.txt" >"$RESULTS/silent.txt" ||
+	fail "no dev_err saying why the stream stopped"
+assert_eq "$(wc -l <"$RESULTS/silent.txt")" 1 "dev_err lines about the stall"
+log "$(sed 's/^\[[ 0-9.]*\] //' "$RESULTS/silent.txt")"
+assert_eq "$(cam_stat stream_failures)" 1 "streams the driver ended"
+r=$(timeout 60 "$STREAM" -n 10 -t 10000 "$NODE" 2>&1) || fail "isocam-stream after the stall: $r"
+[[ "$r" == *end=count* ]] || fail "the next stream after a stall did not deliver: $r"
 
 # --- unplug ------------------------------------------------------------------
 step "unplug while streaming over bulk"
