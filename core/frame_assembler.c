@@ -199,9 +199,13 @@ void isocam_asm_flush(struct isocam_assembler *a)
 {
 	bool partial = a->in_frame && (a->has_data || a->bad);
 
+	/*
+	 * A frame cut by the stop is neither a bus loss nor a late consumer:
+	 * count it apart, so that error_frames stays exact.
+	 */
 	if (a->have_buf) {
 		if (partial)
-			a->stats.error_frames++;
+			a->stats.stopped_frames++;
 		isocam_asm_give_back(a, true);
 	} else if (partial) {
 		a->stats.dropped_frames++;

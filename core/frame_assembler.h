@@ -68,6 +68,7 @@ struct isocam_asm_stats {
 	u32 frames;		/* good frames delivered */
 	u32 error_frames;	/* frames delivered with the error flag */
 	u32 dropped_frames;	/* frames that had no buffer */
+	u32 stopped_frames;	/* frames cut short by a stop (flush) */
 	u32 err_bit;		/* packets with ISOCAM_PH_ERR */
 	u32 overflows;		/* frames that exceeded frame_size */
 	u32 short_frames;	/* frames that ended below frame_size */

@@ -154,6 +154,7 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	seq_printf(s, "frames:           %u\n", as.frames);
 	seq_printf(s, "error_frames:     %u\n", as.error_frames);
 	seq_printf(s, "dropped_frames:   %u\n", as.dropped_frames);
+	seq_printf(s, "stopped_frames:   %u\n", as.stopped_frames);
 	seq_printf(s, "short_frames:     %u\n", as.short_frames);
 	seq_printf(s, "overflows:        %u\n", as.overflows);
 	seq_printf(s, "err_bit_packets:  %u\n", as.err_bit);

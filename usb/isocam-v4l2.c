@@ -443,8 +443,9 @@ static int isocam_log_status(struct file *file, void *fh)
 		v4l2_info(&dev->v4l2_dev, "streaming: %s, alt %d (%u bytes/uframe), %u URBs x %u packets\n",
 			  dev->streaming ? "yes" : "no", dev->alt,
 			  dev->packet_bytes, dev->num_urbs, dev->num_packets);
-	v4l2_info(&dev->v4l2_dev, "frames %u, errors %u, dropped %u, bytes %llu\n",
-		  as.frames, as.error_frames, as.dropped_frames, as.bytes);
+	v4l2_info(&dev->v4l2_dev, "frames %u, errors %u, dropped %u, cut by a stop %u, bytes %llu\n",
+		  as.frames, as.error_frames, as.dropped_frames,
+		  as.stopped_frames, as.bytes);
 	v4l2_device_call_all(&dev->v4l2_dev, 0, core, log_status);
 	return 0;
 }

@@ -12,7 +12,7 @@
  * through the ops below.
  *
  * Bulk: no alt to pick, no bandwidth to reserve; stream start sets up
- * and starts the sensor and keeps num_urbs bulk URBs in flight, each
+ * and starts the sensor and keeps bulk_urbs bulk URBs in flight, each
  * completed one a whole payload transfer for the same assembler. The
  * anchor, the stop (stop resubmitting, a bounded drain, then kill), the
  * watchdog and the stream's end for the application are the same.
@@ -36,28 +36,31 @@
 #include "isocam.h"
 
 /*
- * Isochronous: 32 URBs x 32 packets. Each URB spans 32 microframes (4 ms
+ * Isochronous: 8 URBs x 32 packets. Each URB spans 32 microframes (4 ms
  * of bus time), so completions run 250 times a second, not 8000, and one
  * URB buffer is at most 32 x 3072 bytes = 96 KiB (uvcvideo's size too).
- * 32 in flight keep 128 ms of bus time queued at the host controller: a
- * completion may be that late before the device has nowhere to put a
- * packet. USB/IP in an emulated guest needs it: there 8 URBs (32 ms) lost
- * a third of the frames at 640x480 YUYV 30 fps, 16 (64 ms) an occasional
- * one, 32 none. Real hardware does with less; both numbers are tunable
- * per stream start.
+ * 8 in flight keep 32 ms of bus time queued at the host controller
+ * (uvcvideo keeps 5 x 32 packets): a completion may be that late before
+ * the device has nowhere to put a packet. Over a network with 5 +- 2 ms
+ * each way, 8 lost nothing and 4 made the host late (make bench, netem).
+ * USB/IP in an emulated guest answers in bursts and needs more: the VM
+ * suite loads the driver with 32 (128 ms). Read at each stream start.
  *
- * Bulk: num_urbs URBs of ISOCAM_USB_BULK_MAX_PAYLOAD (64 KiB), one payload
- * transfer each. The bridge buffers one frame and drops the next frame
- * captured while that one still drains, and it sends only into URBs it
- * holds; so what is queued at the device should take a whole frame at
- * once, whatever a resubmission waits for in an emulated guest. 32 (2 MiB)
- * hold a 640x480 YUYV frame three times over and most of a 1280x960 one;
- * 64 is also the most isocam-emu queues. num_packets does not apply.
+ * Bulk: bulk_urbs URBs of ISOCAM_USB_BULK_MAX_PAYLOAD (64 KiB), one
+ * payload transfer each. The bridge buffers one frame and drops the next
+ * frame captured while that one still drains, and it sends only into URBs
+ * it holds; so what is queued at the device should take a whole frame at
+ * once, whatever a resubmission waits for. 32 (2 MiB) hold a 640x480 YUYV
+ * frame three times over and most of a 1280x960 one; 64 is also the most
+ * isocam-emu queues. num_packets does not apply.
  */
-static unsigned int num_urbs = 32;
+static unsigned int num_urbs = 8;
 module_param(num_urbs, uint, 0644);
-MODULE_PARM_DESC(num_urbs,
-		 "isochronous or bulk URBs in flight (2-64, default 32)");
+MODULE_PARM_DESC(num_urbs, "isochronous URBs in flight (2-64, default 8)");
+
+static unsigned int bulk_urbs = 32;
+module_param(bulk_urbs, uint, 0644);
+MODULE_PARM_DESC(bulk_urbs, "bulk URBs of 64 KiB in flight (2-64, default 32)");
 
 static unsigned int num_packets = 32;
 module_param(num_packets, uint, 0644);
@@ -434,8 +437,9 @@ static void isocam_free_urbs(struct isocam_dev *dev)
 /* num_urbs URBs of isocam_urb_bytes(); dev->packet_bytes is set. */
 static int isocam_alloc_urbs(struct isocam_dev *dev)
 {
-	unsigned int n = clamp(num_urbs, 2U, (unsigned int)ISOCAM_MAX_URBS);
 	bool bulk = isocam_is_bulk(dev);
+	unsigned int n = clamp(bulk ? bulk_urbs : num_urbs, 2U,
+			       (unsigned int)ISOCAM_MAX_URBS);
 	unsigned int np = bulk ? 1 : clamp(num_packets, 1U,
 					   (unsigned int)ISOCAM_MAX_PACKETS);
 	unsigned int size;
@@ -651,6 +655,7 @@ static void isocam_asm_stats_add(struct isocam_asm_stats *t,
 	t->frames += s->frames;
 	t->error_frames += s->error_frames;
 	t->dropped_frames += s->dropped_frames;
+	t->stopped_frames += s->stopped_frames;
 	t->err_bit += s->err_bit;
 	t->overflows += s->overflows;
 	t->short_frames += s->short_frames;

@@ -584,7 +584,9 @@ static void test_flush_held_buffer(void **state)
 	assert_int_equal(f->done[0].bytesused, 40);
 	assert_true(f->done[0].pts_valid);
 	assert_int_equal(f->done[0].pts, 77);
-	assert_int_equal(f->a.stats.error_frames, 1);
+	/* Cut by the stop, not lost on the bus: its own count. */
+	assert_int_equal(f->a.stats.stopped_frames, 1);
+	assert_int_equal(f->a.stats.error_frames, 0);
 	/* Flushing again returns nothing twice. */
 	isocam_asm_flush(&f->a);
 	assert_int_equal(f->ndone, 1);
@@ -608,6 +610,7 @@ static void test_flush_idle(void **state)
 	assert_int_equal(f->ndone, 1);
 	assert_int_equal(f->a.stats.frames, 1);
 	assert_int_equal(f->a.stats.error_frames, 0);
+	assert_int_equal(f->a.stats.stopped_frames, 0);
 }
 
 /* A buffer kept from an empty frame is still returned by flush. */
@@ -624,10 +627,14 @@ static void test_flush_kept_buffer(void **state)
 	assert_true(f->done[0].error);
 	assert_int_equal(f->done[0].bytesused, 0);
 	assert_int_equal(f->a.stats.error_frames, 0);
+	assert_int_equal(f->a.stats.stopped_frames, 0);
 	assert_int_equal(f->a.stats.frames, 0);
 }
 
-/* A frame cut by flush without a buffer counts as dropped. */
+/*
+ * A frame cut by flush without a buffer counts as dropped: it had no
+ * buffer from its start, so the stop did not lose it.
+ */
 static void test_flush_discarding(void **state)
 {
 	struct fake *f = *state;
@@ -635,6 +642,7 @@ static void test_flush_discarding(void **state)
 	send(f, 0, 0, 40);
 	isocam_asm_flush(&f->a);
 	assert_int_equal(f->a.stats.dropped_frames, 1);
+	assert_int_equal(f->a.stats.stopped_frames, 0);
 	assert_int_equal(f->ndone, 0);
 }
 

@@ -58,11 +58,10 @@ matrix_row() {
 	MATRIX_ROWS+=("$1|$2|$3|$4|${5:-$MATRIX_STALL_MS}")
 }
 
-# The kernel log from the marker of cell $1 on (awk: no regex from a tag;
-# the last 3000 lines hold a cell's whole log, rate limits included).
+# The kernel log from the marker of cell $1 on (the last 3000 lines hold a
+# cell's whole log, rate limits included).
 _matrix_kmsg_since() {
-	dmesg | tail -n 3000 |
-		awk -v m="isocam-matrix: $1" 'index($0, m) == length($0) - length(m) + 1 { f = 1 } f'
+	dmesg | tail -n 3000 | kmsg_after_mark "isocam-matrix: $1"
 }
 
 # _matrix_plug TAG: attach; sets BOUND=1 and NODE/INTF/DBG, or BOUND=0 and

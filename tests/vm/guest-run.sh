@@ -79,6 +79,10 @@ else
 	depmod -a "$KVER" || log "warning: depmod failed"
 fi
 ls "$mods/extra" >"$OUT/installed-modules.txt" 2>&1
+# isocam keeps 8 URBs in flight, sized for real hardware; USB/IP under TCG
+# answers in bursts, so every load in the guest (modprobe, udev) gets 32.
+mkdir -p /etc/modprobe.d
+echo "options isocam num_urbs=$ISOCAM_VM_NUM_URBS" >/etc/modprobe.d/isocam-vm.conf
 
 # --- the scripts -------------------------------------------------------------
 dmesg -c >"$OUT/boot.kmsg" 2>&1

@@ -27,6 +27,8 @@
 #   unload_isocam_modules      modprobe -r them, in reverse order
 #   module_loaded NAME         true if NAME is loaded
 #   kmsg_mark TEXT             write a marker line into the kernel log
+#   kmsg_after_mark TEXT       filter: the kernel log (stdin) from the line
+#                              kmsg_mark TEXT wrote on
 #   holds_open PID PATH        true if process PID has PATH open
 #   vivid_start                modprobe vivid (one instance); $VIVID is its
 #                              capture node, once devtmpfs has it
@@ -126,6 +128,13 @@ run_logged() {
 
 kmsg_mark() {
 	echo "isocam-test: $*" >/dev/kmsg
+}
+
+# (awk, not sed: no regex from a tag; index() is 0 when absent, which the
+# end-of-line arithmetic alone would take for a match on a shorter line.)
+kmsg_after_mark() {
+	awk -v m="isocam-test: $1" \
+		'!f { i = index($0, m); if (i > 0 && i == length($0) - length(m) + 1) f = 1 } f'
 }
 
 load_isocam_modules() {

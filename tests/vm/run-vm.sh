@@ -41,6 +41,9 @@
 #   RESULTS       a writable dir; its files land in OUT/<name>/results/
 #   MATRIX_ONLY   passed on from run-vm.sh's own environment when set: the
 #                 fault matrix's rows to run (62-driver-fault-matrix.sh)
+# and every load of isocam in the guest gets num_urbs=$ISOCAM_VM_NUM_URBS
+# (default 32, from /etc/modprobe.d): the driver's default of 8 is sized
+# for real hardware, and USB/IP under TCG answers in bursts.
 # Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib.sh"
 #
 # A script FAILS when it exits non-zero, times out, never ran to the end
@@ -231,6 +234,7 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 	printf 'KVER=%q\nTIMEOUT=%q\nKEEP_GOING=%q\n' "$KVER" "$TIMEOUT" "$KEEP_GOING"
 	printf 'MODDIR=%q\nKCONFIG=%q\nMODULES=%q\n' "$MODDIR" "$KCONFIG" "$MODULES"
 	[ -z "${MATRIX_ONLY:-}" ] || printf 'export MATRIX_ONLY=%q\n' "$MATRIX_ONLY"
+	printf 'export ISOCAM_VM_NUM_URBS=%q\n' "${ISOCAM_VM_NUM_URBS:-32}"
 	printf 'SCRIPTS=('
 	printf ' %q' "${ABS[@]}"
 	printf ' )\n'

@@ -7,6 +7,7 @@
 #  - the i2c adapter carries userspace transfers: the chip ID reads back,
 #    an absent address fails with ENXIO, i2cdetect scans the bus;
 #  - dev_debug in sysfs traces ioctls;
+#  - the URB count is the VM's own (not the driver's real-hardware default);
 #  - the smallest alt setting that carries the stream is chosen, and a
 #    host that refuses bandwidth (debugfs sim_max_alt) gets a smaller alt
 #    at a slower rate, said in the log, with correct frames;
@@ -135,6 +136,12 @@ for spec in "160 120 YUYV 2" "640 480 GREY 6" "640 480 YUYV 7"; do
 	assert_eq "$new" "$want 0 " "alts selected for $f ${w}x$h at 30 fps (then idle)"
 	assert_eq "$(cam_stat alt)" 0 "alt after the stream"
 done
+
+step "URBs in flight: the VM's own value"
+# The driver's default (8) is for real hardware; run-vm.sh has every load
+# in the guest take ISOCAM_VM_NUM_URBS from /etc/modprobe.d.
+assert_eq "$(cat /sys/module/isocam/parameters/num_urbs)" "$ISOCAM_VM_NUM_URBS" "num_urbs"
+assert_eq "$(cam_stat urbs_in_flight)" "$ISOCAM_VM_NUM_URBS" "URBs of the last stream"
 
 step "bandwidth refused by the host (ENOSPC fallback)"
 echo 6 >"$DBG/sim_max_alt"
