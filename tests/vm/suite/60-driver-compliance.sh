@@ -17,22 +17,8 @@ NODE=$CAMERA_VIDEO
 driver_debugfs
 
 step "v4l2-compliance -d $NODE -s -f"
-LOG=$RESULTS/v4l2-compliance.log
-drops0=$(cam_stat dropped_frames)
-run_compliance "$LOG" "isocam device $NODE:" -d "$NODE" -s -f
-# One allowance, for the emulated machine's sake: when every warning is a
-# frame sequence gap and the driver counted that many frames dropped for
-# want of a queued buffer, v4l2-compliance was too slow to requeue (it
-# asks for two buffers). That is the host, not the driver: run it again,
-# once, and that run must be clean.
-gaps=$(grep -aoE 'warn: [^	]*' "$LOG" | grep -c 'got sequence number' || true)
-drops=$(($(cam_stat dropped_frames) - drops0))
-if [ "$failed" = 0 ] && [ "$warnings" -gt 0 ] && [ "$gaps" = "$warnings" ] &&
-	[ "$drops" -ge "$gaps" ]; then
-	log "$gaps sequence gap(s), $drops frame(s) dropped with no buffer queued: v4l2-compliance fell behind; once more"
-	LOG=$RESULTS/v4l2-compliance-2.log
-	run_compliance "$LOG" "isocam device $NODE:" -d "$NODE" -s -f
-fi
+driver_compliance "$RESULTS/v4l2-compliance.log"
+LOG=$COMPLIANCE_LOG
 assert_eq "$failed" 0 "v4l2-compliance failures"
 assert_eq "$warnings" 0 "v4l2-compliance warnings"
 assert_eq "$succeeded" "$total" "v4l2-compliance tests succeeded"

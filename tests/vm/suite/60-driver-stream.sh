@@ -37,17 +37,6 @@ log "camera at $NODE, counters in $DBG"
 v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/dev/null >/dev/null 2>&1 ||
 	fail "warm-up capture failed"
 
-# check_fmt FOURCC: isocam-check's name for it.
-check_fmt() {
-	case "$1" in
-	YUYV) echo yuyv ;;
-	RGBP) echo rgb565 ;;
-	GREY) echo grey ;;
-	MJPG) echo mjpeg ;;
-	*) fail "no isocam-check format for $1" ;;
-	esac
-}
-
 # capture_check NAME FOURCC W H N V4L2-CTL-STREAM-OPTIONS...: capture N
 # frames into guest RAM and have isocam-check verify every one of them.
 # Captures use 16 buffers: in an emulated guest the capturing program can
