@@ -23,6 +23,7 @@
 #include <isocam/usb.h>
 
 #include "fault.h"
+#include "hostile.h"
 #include "ic1280_model.h"
 #include "mjpeg.h"
 #include "scene.h"
@@ -720,6 +721,197 @@ static void test_bulk_poll(void **state)
 	host_free(hs);
 }
 
+/* ---- zero copy: video_stream_packet_iov() against video_stream_packet() ---- */
+
+/* A packet described but not yet "sent": where its pieces lie. */
+struct iov_pkt {
+	uint8_t head[ISOCAM_PH_LEN_FULL];
+	size_t head_len;
+	const uint8_t *data;	/* in the frame buffer (held) or in copy */
+	uint8_t copy[PKT_MAX];
+	size_t data_len, fill_len;
+};
+
+/*
+ * Drive two identical pipes for uframes microframes, one copying and one
+ * described, the latter "sent" (flattened) only at the end of each URB of
+ * urb packets, as the session does: every packet's bytes, every stat and
+ * the stream state must match.
+ */
+static void iov_matches_copy(struct host *a, struct host *b,
+			     unsigned int uframes, unsigned int urb,
+			     size_t maxlen)
+{
+	struct iov_pkt *q = calloc(urb, sizeof(*q));
+	uint8_t (*want)[PKT_MAX] = calloc(urb, PKT_MAX);
+	size_t *want_len = calloc(urb, sizeof(*want_len));
+	struct video_stream_stats sa, sb;
+	unsigned int i, k, held = 0, data = 0;
+
+	assert_non_null(q);
+	assert_non_null(want);
+	assert_non_null(want_len);
+	for (i = 0; i < uframes; i += urb) {
+		for (k = 0; k < urb; k++) {
+			struct video_packet p;
+			size_t len;
+
+			want_len[k] = video_stream_packet(a->vs, a->t, want[k],
+							  maxlen);
+			len = video_stream_packet_iov(b->vs, b->t, maxlen, &p);
+			a->t += UFRAME_NS;
+			b->t += UFRAME_NS;
+			assert_int_equal(len, want_len[k]);
+			assert_int_equal(len, p.head_len + p.data_len +
+					 p.fill_len);
+			memcpy(q[k].head, p.head, sizeof(p.head));
+			q[k].head_len = p.head_len;
+			q[k].data_len = p.data_len;
+			q[k].fill_len = p.fill_len;
+			q[k].data = p.data;
+			if (p.data_len && !p.held) {
+				/* not kept aside: copied now, as a caller must */
+				memcpy(q[k].copy, p.data, p.data_len);
+				q[k].data = q[k].copy;
+			}
+			held += p.held;
+			data += p.data_len > 0;
+		}
+		/* "sent": the bytes each packet had when it was made */
+		for (k = 0; k < urb; k++) {
+			uint8_t got[PKT_MAX];
+
+			memcpy(got, q[k].head, q[k].head_len);
+			if (q[k].data_len)
+				memcpy(got + q[k].head_len, q[k].data,
+				       q[k].data_len);
+			memset(got + q[k].head_len + q[k].data_len,
+			       VIDEO_STREAM_FILLER, q[k].fill_len);
+			if (want_len[k])
+				assert_memory_equal(got, want[k], want_len[k]);
+		}
+		video_stream_release(b->vs);
+	}
+	video_stream_get_stats(a->vs, &sa);
+	video_stream_get_stats(b->vs, &sb);
+	assert_int_equal(sa.frames_sent, sb.frames_sent);
+	assert_int_equal(sa.frames_dropped, sb.frames_dropped);
+	assert_int_equal(sa.packets, sb.packets);
+	assert_int_equal(sa.bytes_sent, sb.bytes_sent);
+	assert_int_equal(sa.error_frames, sb.error_frames);
+	assert_true(sa.frames_sent >= 2);
+	/* data went out from the frame buffer, uncopied */
+	assert_true(held > 0 || !data);
+	free(q);
+	free(want);
+	free(want_len);
+}
+
+static void iov_case(uint8_t fmt, uint16_t w, uint16_t h, uint32_t pkt,
+		     bool free_run, struct fault *fa, struct fault *fb,
+		     const char *hostile, unsigned int uframes,
+		     unsigned int urb)
+{
+	struct host *a = host_new(fmt, w, h, pkt);
+	struct host *b = host_new(fmt, w, h, pkt);
+	struct hostile *ha = NULL, *hb = NULL;
+	char err[512];
+
+	if (hostile) {
+		ha = hostile_new(hostile, true, 1, err, sizeof(err));
+		hb = hostile_new(hostile, true, 1, err, sizeof(err));
+		assert_non_null(ha);
+		assert_non_null(hb);
+		video_stream_set_hostile(a->vs, ha);
+		video_stream_set_hostile(b->vs, hb);
+	}
+	video_stream_set_fault(a->vs, fa);
+	video_stream_set_fault(b->vs, fb);
+	video_stream_set_free_run(a->vs, free_run);
+	video_stream_set_free_run(b->vs, free_run);
+	wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	iov_matches_copy(a, b, uframes, urb, PKT_MAX);
+	host_free(a);
+	host_free(b);
+	hostile_free(ha);
+	hostile_free(hb);
+}
+
+/*
+ * The described packets are the copied ones, byte for byte: frame
+ * boundaries inside a URB (free-running small frames end and start
+ * several frames in one), FID and EOF, every fault (long frames' filler,
+ * short frames, drops, ERR, corrupt headers), the JPEG codec, and the
+ * hostile payload modes, which rewrite only headers.
+ */
+static void test_iov_matches_copy(void **state)
+{
+	static const char *const hostile[] = {
+		"ph-len0", "ph-len1", "ph-len-over", "fid-stuck", "fid-flip",
+		"eof-never", "eof-always", "frame-10x", "ph-err",
+	};
+	struct fault fa, fb;
+	unsigned int i, k;
+
+	(void)state;
+	/* real time, 32-packet URBs: a frame spans several */
+	iov_case(IC1280_FMT_YUYV, 320, 240, 3072, false, NULL, NULL, NULL,
+		 8000 / 30 * 4, 32);
+	/* free-running small frames: several end in each URB */
+	iov_case(IC1280_FMT_GREY, 160, 120, 3072, true, NULL, NULL, NULL,
+		 400, 40);
+	iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, NULL, NULL, NULL,
+		 400, 7);
+	for (k = 0; k < FAULT_VANISH; k++) {
+		if (k == FAULT_I2C_NAK || k == FAULT_CTRL_STALL)
+			continue;
+		memset(&fa, 0, sizeof(fa));
+		fa.every[k] = 3;
+		fb = fa;
+		iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, &fa, &fb, NULL,
+			 400, 16);
+	}
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
+		iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, NULL, NULL,
+			 hostile[i], 400, 16);
+	/* JPEG: the buffer holds an encoding */
+	{
+		struct host *a = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
+		struct host *b = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
+
+		video_stream_set_codec(a->vs, ISOCAM_CODEC_JPEG, 85);
+		video_stream_set_codec(b->vs, ISOCAM_CODEC_JPEG, 85);
+		video_stream_set_free_run(a->vs, true);
+		video_stream_set_free_run(b->vs, true);
+		wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+		wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+		iov_matches_copy(a, b, 320, 32, PKT_MAX);
+		host_free(a);
+		host_free(b);
+	}
+}
+
+/*
+ * A held buffer is never rendered into: packets described across many
+ * frame boundaries before one release still read their own frames.
+ */
+static void test_iov_held_frames_survive(void **state)
+{
+	struct host *a = host_new(IC1280_FMT_GREY, 160, 120, 3072);
+	struct host *b = host_new(IC1280_FMT_GREY, 160, 120, 3072);
+
+	(void)state;
+	video_stream_set_free_run(a->vs, true);
+	video_stream_set_free_run(b->vs, true);
+	wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	/* one "URB" of 200 packets: ~28 frames before anything is sent */
+	iov_matches_copy(a, b, 400, 200, PKT_MAX);
+	host_free(a);
+	host_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +927,8 @@ int main(void)
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_jpeg),
 		cmocka_unit_test(test_bulk_poll),
+		cmocka_unit_test(test_iov_matches_copy),
+		cmocka_unit_test(test_iov_held_frames_survive),
 	};
 
 	return cmocka_run_group_tests_name("emu_stream", tests, NULL, NULL);
