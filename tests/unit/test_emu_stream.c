@@ -807,35 +807,44 @@ static void iov_matches_copy(struct host *a, struct host *b,
 	free(want_len);
 }
 
-static void iov_case(uint8_t fmt, uint16_t w, uint16_t h, uint32_t pkt,
-		     bool free_run, struct fault *fa, struct fault *fb,
-		     const char *hostile, unsigned int uframes,
-		     unsigned int urb)
-{
-	struct host *a = host_new(fmt, w, h, pkt);
-	struct host *b = host_new(fmt, w, h, pkt);
-	struct hostile *ha = NULL, *hb = NULL;
-	char err[512];
+/* One comparison of the two paths, on two identical pipes. */
+struct iov_setup {
+	uint8_t fmt;
+	uint16_t w, h;
+	uint32_t pkt;
+	bool free_run;
+	bool jpeg;
+	struct fault *fa, *fb;	/* identical fault doubles, or NULL */
+	const char *hostile;	/* or NULL */
+	unsigned int uframes, urb;
+};
 
-	if (hostile) {
-		ha = hostile_new(hostile, true, 1, err, sizeof(err));
-		hb = hostile_new(hostile, true, 1, err, sizeof(err));
-		assert_non_null(ha);
-		assert_non_null(hb);
-		video_stream_set_hostile(a->vs, ha);
-		video_stream_set_hostile(b->vs, hb);
+static void iov_case(const struct iov_setup *c)
+{
+	struct host *hs[2];
+	struct hostile *hh[2] = { NULL, NULL };
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		hs[i] = host_new(c->fmt, c->w, c->h, c->pkt);
+		if (c->hostile) {
+			hh[i] = hostile_new(c->hostile, true, 1, err,
+					    sizeof(err));
+			assert_non_null(hh[i]);
+			video_stream_set_hostile(hs[i]->vs, hh[i]);
+		}
+		if (c->jpeg)
+			video_stream_set_codec(hs[i]->vs, ISOCAM_CODEC_JPEG, 85);
+		video_stream_set_fault(hs[i]->vs, i ? c->fb : c->fa);
+		video_stream_set_free_run(hs[i]->vs, c->free_run);
+		wr8(hs[i]->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
 	}
-	video_stream_set_fault(a->vs, fa);
-	video_stream_set_fault(b->vs, fb);
-	video_stream_set_free_run(a->vs, free_run);
-	video_stream_set_free_run(b->vs, free_run);
-	wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
-	wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
-	iov_matches_copy(a, b, uframes, urb, PKT_MAX);
-	host_free(a);
-	host_free(b);
-	hostile_free(ha);
-	hostile_free(hb);
+	iov_matches_copy(hs[0], hs[1], c->uframes, c->urb, PKT_MAX);
+	for (i = 0; i < 2; i++) {
+		host_free(hs[i]);
+		hostile_free(hh[i]);
+	}
 }
 
 /*
@@ -851,45 +860,45 @@ static void test_iov_matches_copy(void **state)
 		"ph-len0", "ph-len1", "ph-len-over", "fid-stuck", "fid-flip",
 		"eof-never", "eof-always", "frame-10x", "ph-err",
 	};
+	struct iov_setup small = {
+		IC1280_FMT_GREY, 160, 120, 1024, .free_run = true,
+		.uframes = 400, .urb = 16,
+	};
+	struct iov_setup c;
 	struct fault fa, fb;
 	unsigned int i, k;
 
 	(void)state;
 	/* real time, 32-packet URBs: a frame spans several */
-	iov_case(IC1280_FMT_YUYV, 320, 240, 3072, false, NULL, NULL, NULL,
-		 8000 / 30 * 4, 32);
+	iov_case(&(struct iov_setup){ IC1280_FMT_YUYV, 320, 240, 3072,
+				      .uframes = 8000 / 30 * 4, .urb = 32 });
 	/* free-running small frames: several end in each URB */
-	iov_case(IC1280_FMT_GREY, 160, 120, 3072, true, NULL, NULL, NULL,
-		 400, 40);
-	iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, NULL, NULL, NULL,
-		 400, 7);
+	iov_case(&(struct iov_setup){ IC1280_FMT_GREY, 160, 120, 3072,
+				      .free_run = true, .uframes = 400,
+				      .urb = 40 });
+	c = small;
+	c.urb = 7;
+	iov_case(&c);
 	for (k = 0; k < FAULT_VANISH; k++) {
 		if (k == FAULT_I2C_NAK || k == FAULT_CTRL_STALL)
 			continue;
 		memset(&fa, 0, sizeof(fa));
 		fa.every[k] = 3;
 		fb = fa;
-		iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, &fa, &fb, NULL,
-			 400, 16);
+		c = small;
+		c.fa = &fa;
+		c.fb = &fb;
+		iov_case(&c);
 	}
-	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++)
-		iov_case(IC1280_FMT_GREY, 160, 120, 1024, true, NULL, NULL,
-			 hostile[i], 400, 16);
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		c = small;
+		c.hostile = hostile[i];
+		iov_case(&c);
+	}
 	/* JPEG: the buffer holds an encoding */
-	{
-		struct host *a = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
-		struct host *b = host_new(IC1280_FMT_YUYV, 320, 240, 3072);
-
-		video_stream_set_codec(a->vs, ISOCAM_CODEC_JPEG, 85);
-		video_stream_set_codec(b->vs, ISOCAM_CODEC_JPEG, 85);
-		video_stream_set_free_run(a->vs, true);
-		video_stream_set_free_run(b->vs, true);
-		wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
-		wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
-		iov_matches_copy(a, b, 320, 32, PKT_MAX);
-		host_free(a);
-		host_free(b);
-	}
+	iov_case(&(struct iov_setup){ IC1280_FMT_YUYV, 320, 240, 3072,
+				      .free_run = true, .jpeg = true,
+				      .uframes = 320, .urb = 32 });
 }
 
 /*
@@ -898,18 +907,11 @@ static void test_iov_matches_copy(void **state)
  */
 static void test_iov_held_frames_survive(void **state)
 {
-	struct host *a = host_new(IC1280_FMT_GREY, 160, 120, 3072);
-	struct host *b = host_new(IC1280_FMT_GREY, 160, 120, 3072);
-
 	(void)state;
-	video_stream_set_free_run(a->vs, true);
-	video_stream_set_free_run(b->vs, true);
-	wr8(a->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
-	wr8(b->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
 	/* one "URB" of 200 packets: ~28 frames before anything is sent */
-	iov_matches_copy(a, b, 400, 200, PKT_MAX);
-	host_free(a);
-	host_free(b);
+	iov_case(&(struct iov_setup){ IC1280_FMT_GREY, 160, 120, 3072,
+				      .free_run = true, .uframes = 400,
+				      .urb = 200 });
 }
 
 int main(void)
