@@ -42,9 +42,11 @@ static inline void *emu_reserve(void *p, size_t *cap, size_t need,
 			return NULL;
 		n *= 2;
 	}
-	if (n > SIZE_MAX / elem || !(p = realloc(p, n * elem)))
+	if (n > SIZE_MAX / elem)
 		return NULL;
-	*cap = n;
+	p = realloc(p, n * elem);
+	if (p)
+		*cap = n;
 	return p;
 }
 

@@ -320,7 +320,7 @@ static void test_send_partial(void **state)
 
 	(void)state;
 	pipe_open(&p, IC1280_FMT_GREY, 160, 120, 3072, true, "long=1/2");
-	for (i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+	for (i = 0; i < sizeof(chunks) / sizeof(*chunks); i++) {
 		build_iso(&r, &p, 1000000000ull + i * 4000000ull, 32, len_mixed,
 			  32 * 3072, false, i);
 		assert_true(refs(&r) > 0);	/* not only own bytes */
