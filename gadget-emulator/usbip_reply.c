@@ -108,7 +108,7 @@ long usbip_reply_packet(struct usbip_reply *r, struct video_stream *vs,
 			uint64_t t_ns, size_t maxlen, bool copy)
 {
 	struct video_packet p;
-	size_t len;
+	size_t len, start = r->len;
 	uint8_t *b;
 
 	if (copy) {
@@ -122,8 +122,6 @@ long usbip_reply_packet(struct usbip_reply *r, struct video_stream *vs,
 		return (long)len;
 	}
 	len = video_stream_packet_iov(vs, t_ns, maxlen, &p);
-	if (len > maxlen)
-		return -1;	/* a broken pipe, not vhci's problem to see */
 	if (!len)
 		return 0;
 	b = usbip_reply_own(r, p.head_len);
@@ -145,6 +143,10 @@ long usbip_reply_packet(struct usbip_reply *r, struct video_stream *vs,
 		if (!b)
 			return -1;
 		memset(b, VIDEO_STREAM_FILLER, p.fill_len);
+	}
+	if (len > maxlen) {	/* never trust a callee with vhci's rules */
+		usbip_reply_trim(r, start + maxlen);
+		len = maxlen;
 	}
 	return (long)len;
 }
