@@ -25,4 +25,29 @@ static inline int emu_grow(uint8_t **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/*
+ * p (capacity *cap elements of size elem) with room for need >= 1,
+ * doubling from at least first: for buffers appended to piece by piece.
+ * The buffer (maybe moved), or NULL out of memory (p is left as it was).
+ */
+static inline void *emu_reserve(void *p, size_t *cap, size_t need,
+				size_t elem, size_t first)
+{
+	size_t n = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return p;
+	while (n < need) {
+		if (n > SIZE_MAX / 2)
+			return NULL;
+		n *= 2;
+	}
+	if (n > SIZE_MAX / elem)
+		return NULL;
+	p = realloc(p, n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
+
 #endif /* ISOCAM_EMU_GROW_H */

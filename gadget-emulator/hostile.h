@@ -175,6 +175,8 @@ size_t hostile_frame_len(const struct hostile *h, size_t sizeimage);
 /*
  * Rewrite one packet with data (header at pkt[0], len bytes); nth counts
  * the stream's data packets. Returns the packet's new length (<= len).
+ * Only the payload header (its first ISOCAM_PH_LEN_FULL bytes) is read
+ * or written: the data may be elsewhere, sent straight from the frame.
  */
 size_t hostile_payload(const struct hostile *h, uint8_t *pkt, size_t len,
 		       uint64_t nth);

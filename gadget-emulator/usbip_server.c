@@ -411,6 +411,7 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 			s->cfg.first_urb_timeout_ms == USBIP_TIMEOUT_NEVER ?
 			0 : s->cfg.first_urb_timeout_ms,
 		.no_pacing = s->cfg.no_pacing,
+		.copy_packets = s->cfg.copy_packets,
 	};
 	uint8_t rest[USBIP_IMPORT_REQ_LEN];
 	uint8_t rep[USBIP_IMPORT_REP_LEN];

@@ -64,6 +64,8 @@ struct usbip_server_config {
 	uint32_t max_queued_uframes;
 	/* test seam for fuzzers: no real-time pacing (usbip_session.h) */
 	bool no_pacing;
+	/* benchmark seam: packets copied, not sent from the frame buffer */
+	bool copy_packets;
 };
 
 struct usbip_server;

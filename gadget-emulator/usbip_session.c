@@ -3,6 +3,11 @@
  * One imported camera's URB loop. Single threaded per session: replies
  * are written by the same thread that reads commands, so RET_SUBMITs and
  * RET_UNLINKs can never interleave on the socket.
+ *
+ * Video replies (iso and bulk) go out with sendmsg() straight from the
+ * frame buffer (usbip_reply.h); the buffer is released to the pipe only
+ * when the next reply is built, since each send completes before that.
+ * With hostile modes the data is copied, as they rewrite it in place.
  */
 #include "usbip_session.h"
 
@@ -22,10 +27,12 @@
 #include "bridge.h"
 #include "camera.h"
 #include "fault.h"
+#include "grow.h"
 #include "hostile.h"
 #include "log.h"
 #include "usb_descriptors.h"
 #include "usbip_proto.h"
+#include "usbip_reply.h"
 #include "usbip_server.h"
 #include "video_stream.h"
 
@@ -75,8 +82,14 @@ struct session {
 
 	uint8_t *rx;
 	size_t rx_len, rx_cap;
-	uint8_t *tx;
+	uint8_t *tx;			/* control replies */
 	size_t tx_cap;
+	/*
+	 * Video replies, sent from the frame buffer (copy: hostile.h may
+	 * rewrite the data in place, so it is copied as it used to be).
+	 */
+	struct usbip_reply reply;
+	bool copy;
 
 	struct iso_urb *head, *tail;	/* in deadline order */
 	bool bulk;			/* the camera's transport is bulk */
@@ -123,19 +136,21 @@ static uint64_t now_ns(void)
 
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
-	size_t n = *cap ? *cap : RX_INITIAL;
-	uint8_t *p;
+	uint8_t *p = emu_reserve(*buf, cap, need ? need : 1, 1, RX_INITIAL);
 
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*buf, n);
 	if (!p)
 		return -1;
 	*buf = p;
-	*cap = n;
 	return 0;
+}
+
+/* The send timeout (usbip_server.c) ran out or the socket broke: -1. */
+static int send_failed(struct session *ss)
+{
+	emu_log("%s: client %s: send failed: %s; closing connection",
+		ss->cam->name, ss->cam->client,
+		errno == EAGAIN ? "client stopped reading" : strerror(errno));
+	return -1;
 }
 
 /* Write all of buf; a client that stops reading for 10 s is dropped. */
@@ -147,15 +162,19 @@ static int send_all(struct session *ss, const uint8_t *buf, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			emu_log("%s: client %s: send failed: %s; closing connection",
-				ss->cam->name, ss->cam->client,
-				errno == EAGAIN ? "client stopped reading" :
-				strerror(errno));
-			return -1;
+			return send_failed(ss);
 		}
 		buf += n;
 		len -= (size_t)n;
 	}
+	return 0;
+}
+
+/* Send the video reply built in ss->reply, as send_all() would. */
+static int send_reply(struct session *ss)
+{
+	if (usbip_reply_send(&ss->reply, ss->fd, sendmsg) < 0)
+		return send_failed(ss);
 	return 0;
 }
 
@@ -318,12 +337,14 @@ static int complete_iso(struct session *ss)
 {
 	struct iso_urb *u = ss->head;
 	struct emu_camera *cam = ss->cam;
+	struct usbip_reply *rp = &ss->reply;
 	struct video_stream_stats st;
 	struct hostile_iso_reply r;
+	struct video_stream *vs;
 	struct usbip_header h;
-	size_t need, pos = 0;
-	uint32_t alt_bytes, i;
-	uint8_t *data;
+	uint8_t *desc;
+	uint32_t i;
+	long pos;
 	int ret;
 
 	ss->head = u->next;
@@ -331,57 +352,60 @@ static int complete_iso(struct session *ss)
 		ss->tail = NULL;
 	ss->queued_uframes -= u->np;
 
-	need = USBIP_HEADER_LEN + u->tbl +
-	       (size_t)(u->np + HOSTILE_ISO_EXTRA_PACKETS) * USBIP_ISO_DESC_LEN;
-	if (grow(&ss->tx, &ss->tx_cap, need) < 0) {
+	for (i = 0; i < u->np; i++)
+		ss->iso_d[i] = (struct usbip_iso_desc){
+			.offset = u->pkt[i].offset,
+			.length = u->pkt[i].length,
+		};
+	usbip_reply_reset(rp);
+	pos = usbip_reply_own(rp, USBIP_HEADER_LEN) ? 0 : -1;
+
+	pthread_mutex_lock(&cam->lock);
+	vs = bridge_video(cam->bridge);
+	/* the last reply has been sent: its frame buffer is free again */
+	video_stream_release(vs);
+	if (!pos)
+		pos = usbip_reply_iso_packets(rp, vs, u->start_ns, ss->iso_d,
+					      u->np,
+					      bridge_packet_bytes(cam->bridge),
+					      u->tbl, ss->copy);
+	video_stream_get_stats(vs, &st);
+	pthread_mutex_unlock(&cam->lock);
+
+	r = (struct hostile_iso_reply){
+		.data_len = (uint32_t)pos, .tbl = u->tbl,
+		.d = ss->iso_d, .np = u->np,
+	};
+	/*
+	 * hostile.h rewrites the copied data in place, and may unpack it to
+	 * the URB's layout: room for tbl. Sent from the frame buffer, there
+	 * are no hostile modes, and hostile_iso_reply() would change nothing.
+	 */
+	if (pos >= 0 && ss->copy) {
+		if (usbip_reply_own(rp, u->tbl - r.data_len)) {
+			r.data = usbip_reply_own_at(rp, USBIP_HEADER_LEN);
+			hostile_iso_reply(cam->hostile, &r);
+			usbip_reply_trim(rp, USBIP_HEADER_LEN + r.data_len);
+		} else {
+			pos = -1;
+		}
+	}
+	desc = pos < 0 ? NULL :
+	       usbip_reply_own(rp, (size_t)r.np * USBIP_ISO_DESC_LEN);
+	if (!desc) {
 		emu_log("%s: out of memory for an iso reply", cam->name);
 		free(u);
 		return -1;
 	}
-	data = ss->tx + USBIP_HEADER_LEN;
-
-	pthread_mutex_lock(&cam->lock);
-	alt_bytes = bridge_packet_bytes(cam->bridge);
-	/* packets packed back to back, as vhci's usbip_pad_iso expects */
-	for (i = 0; i < u->np; i++) {
-		size_t maxlen = u->pkt[i].length;
-		size_t n = 0;
-
-		if (maxlen > alt_bytes)
-			maxlen = alt_bytes;
-		if (maxlen > u->tbl - pos)
-			maxlen = u->tbl - pos;
-		if (maxlen)
-			n = video_stream_packet(bridge_video(cam->bridge),
-						u->start_ns + i * USBIP_MICROFRAME_NS,
-						data + pos, maxlen);
-		if (n > maxlen)	/* never trust a callee with vhci's rules */
-			n = maxlen;
-		pos += n;
-		ss->iso_d[i] = (struct usbip_iso_desc){
-			.offset = u->pkt[i].offset,
-			.length = u->pkt[i].length,
-			.actual_length = (uint32_t)n,
-		};
-	}
-	video_stream_get_stats(bridge_video(cam->bridge), &st);
-	pthread_mutex_unlock(&cam->lock);
-
-	r = (struct hostile_iso_reply){
-		.data = data, .data_len = (uint32_t)pos, .tbl = u->tbl,
-		.d = ss->iso_d, .np = u->np,
-	};
-	hostile_iso_reply(cam->hostile, &r);
 	/* the descriptors follow the data */
 	for (i = 0; i < r.np; i++)
-		usbip_iso_desc_encode(data + r.data_len +
-				      (size_t)i * USBIP_ISO_DESC_LEN, &r.d[i]);
+		usbip_iso_desc_encode(desc + (size_t)i * USBIP_ISO_DESC_LEN,
+				      &r.d[i]);
 	usbip_ret_submit_header(&h, u->seqnum, r.status, (int32_t)r.data_len,
 				(int32_t)r.np);
 	h.u.ret_submit.error_count = r.error_count;
-	usbip_header_encode(ss->tx, &h);
-	ret = send_all(ss, ss->tx, USBIP_HEADER_LEN + r.data_len +
-		       (size_t)r.np * USBIP_ISO_DESC_LEN);
+	usbip_header_encode(usbip_reply_own_at(rp, 0), &h);
+	ret = send_reply(ss);
 	free(u);
 	return ret < 0 ? -1 : check_vanish(ss, &st);
 }
@@ -422,7 +446,10 @@ static int queue_bulk(struct session *ss, const struct usbip_cmd *cmd)
 	return 0;
 }
 
-/* Take the oldest bulk URB off the queue and answer it. */
+/*
+ * Take the oldest bulk URB off the queue and answer it: the header goes
+ * into ss->reply's first bytes, the transfer (len bytes) already follows.
+ */
 static int send_bulk(struct session *ss, int32_t status, size_t len)
 {
 	struct bulk_urb *u = ss->bulk_head;
@@ -432,8 +459,9 @@ static int send_bulk(struct session *ss, int32_t status, size_t len)
 	ss->bulk_head = u->next;
 	ss->n_bulk--;
 	usbip_ret_submit_header(&h, u->seqnum, status, (int32_t)len, 0);
-	usbip_header_encode(ss->tx, &h);
-	ret = send_all(ss, ss->tx, USBIP_HEADER_LEN + len);
+	usbip_reply_trim(&ss->reply, USBIP_HEADER_LEN + len);
+	usbip_header_encode(usbip_reply_own_at(&ss->reply, 0), &h);
+	ret = send_reply(ss);
 	free(u);
 	return ret;
 }
@@ -450,12 +478,6 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 	struct emu_camera *cam = ss->cam;
 	unsigned int lost = 0;
 
-	if (ss->bulk_head &&
-	    grow(&ss->tx, &ss->tx_cap,
-		 USBIP_HEADER_LEN + ISOCAM_USB_BULK_MAX_PAYLOAD) < 0) {
-		emu_log("%s: out of memory for a bulk reply", cam->name);
-		return -1;
-	}
 	while (ss->bulk_head) {
 		uint32_t room = ss->bulk_head->tbl;
 		struct video_stream_stats st;
@@ -463,10 +485,17 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 		uint64_t now = now_ns(), next;
 		int32_t status = 0;
 		uint32_t max;
-		size_t n = 0;
+		long n = 0;
 
+		usbip_reply_reset(&ss->reply);
+		if (!usbip_reply_own(&ss->reply, USBIP_HEADER_LEN)) {
+			emu_log("%s: out of memory for a bulk reply", cam->name);
+			return -1;
+		}
 		pthread_mutex_lock(&cam->lock);
 		vs = bridge_video(cam->bridge);
+		/* the last reply has been sent: its frame buffer is free again */
+		video_stream_release(vs);
 		max = bridge_bulk_payload_max(cam->bridge);
 		if (!max) {
 			status = -ESHUTDOWN;
@@ -480,13 +509,15 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 		} else {
 			if (room > max)
 				room = max;
-			n = video_stream_packet(vs, now, ss->tx + USBIP_HEADER_LEN,
-						room);
-			if (n > room)	/* never trust a callee with vhci's rules */
-				n = room;
+			n = usbip_reply_packet(&ss->reply, vs, now, room,
+					       ss->copy);
 		}
 		video_stream_get_stats(vs, &st);
 		pthread_mutex_unlock(&cam->lock);
+		if (n < 0) {
+			emu_log("%s: out of memory for a bulk reply", cam->name);
+			return -1;
+		}
 		if (!status && !n) {
 			/* lost (fault drop, hostile): the URB takes the next */
 			if (++lost < BULK_LOST_MAX)
@@ -498,7 +529,8 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 			emu_log("%s: bulk URB seqnum %u ended %d: the endpoint is %s",
 				cam->name, ss->bulk_head->seqnum, status,
 				status == BRIDGE_STALL ? "halted" : "gone");
-		if (send_bulk(ss, status, n) < 0 || check_vanish(ss, &st) < 0)
+		if (send_bulk(ss, status, (size_t)n) < 0 ||
+		    check_vanish(ss, &st) < 0)
 			return -1;
 	}
 	return 0;
@@ -888,6 +920,7 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 	video_stream_get_stats(bridge_video(cam->bridge), &st);
 	ss.bulk = bridge_transport(cam->bridge) == USB_TRANSPORT_BULK;
 	pthread_mutex_unlock(&cam->lock);
+	ss.copy = hostile_any(cam->hostile) || cfg->copy_packets;
 	ss.frames_seen = st.frames_sent;
 	{
 		int one = 1;
@@ -966,4 +999,5 @@ out:
 	hostile_held_free(&ss.held);
 	free(ss.rx);
 	free(ss.tx);
+	usbip_reply_free(&ss.reply);
 }

@@ -87,6 +87,11 @@ struct usbip_session_config {
 	 * advances as usual), so no input waits on real time.
 	 */
 	bool no_pacing;
+	/*
+	 * Copy every packet's data into the reply, as hostile modes need,
+	 * instead of sending it from the frame buffer (benchmarks compare).
+	 */
+	bool copy_packets;
 };
 
 /*

@@ -28,6 +28,13 @@
  * Hostile payload modes (hostile.h) rewrite every data packet after the
  * faults, and frame-10x sends filler past sizeimage up to 10x of it.
  *
+ * Zero copy: video_stream_packet_iov() describes a packet instead of
+ * writing it, so a transport can send the data from the frame buffer.
+ * Such a buffer is kept aside until the caller has sent it
+ * (video_stream_release()); a capture meanwhile renders into a second
+ * one. The model is still the one-frame buffer above: the second one only
+ * stands in for the bytes on their way through the socket.
+ *
  * With the JPEG codec (the bridge register), a capture is the frame's
  * JPEG (mjpeg.c) instead of its raw pixels. A change of picture or
  * quality makes the encoder encode every scroll position first, right
@@ -52,7 +59,14 @@
 #include "mjpeg.h"
 #include "scene.h"
 
-#define FILLER		0xa5	/* bytes of a LONG_FRAME past sizeimage */
+/*
+ * Frame buffers: packets sent straight from a buffer keep it aside until
+ * video_stream_release(), and a capture then renders into the other one.
+ * Two are enough: at most one is ever kept aside (a packet whose buffer
+ * cannot be kept, because the other one already is, is copied by the
+ * caller instead), so a capture always finds one free.
+ */
+#define FRAME_BUFS	2
 
 struct video_stream {
 	struct ic1280 *sensor;
@@ -71,10 +85,14 @@ struct video_stream {
 	uint32_t next_counter;
 	uint8_t fid;
 
-	/* the frame buffer */
+	/* the frame buffer: fb[cur] */
 	bool busy;
-	uint8_t *buf;
-	size_t cap;
+	struct frame_buf {
+		uint8_t *p;
+		size_t cap;
+		bool held;	/* packets not yet sent point into it */
+	} fb[FRAME_BUFS];
+	unsigned int cur;
 	size_t data_len;	/* frame bytes to send (short frame: fewer) */
 	size_t total_len;	/* data_len plus long-frame filler */
 	size_t sent;
@@ -104,11 +122,14 @@ struct video_stream *video_stream_new(struct ic1280 *sensor)
 
 void video_stream_free(struct video_stream *vs)
 {
+	unsigned int i;
+
 	if (!vs)
 		return;
 	scene_free(vs->scene);
 	mjpeg_free(vs->mjpeg);
-	free(vs->buf);
+	for (i = 0; i < FRAME_BUFS; i++)
+		free(vs->fb[i].p);
 	free(vs);
 }
 
@@ -176,16 +197,17 @@ static uint64_t cost_clock_ns(void)
 static size_t capture_jpeg(struct video_stream *vs,
 			   const struct scene_params *p)
 {
+	struct frame_buf *fb = &vs->fb[vs->cur];
 	size_t max = ISOCAM_JPEG_MAX_FRAME((size_t)p->width, p->height);
 	unsigned long before = mjpeg_encodes(vs->mjpeg), encodes;
 	uint64_t t0 = cost_clock_ns(), dt;
 	size_t len;
 
-	if (!mjpeg_can_encode(p) || emu_grow(&vs->buf, &vs->cap, max) ||
+	if (!mjpeg_can_encode(p) || emu_grow(&fb->p, &fb->cap, max) ||
 	    mjpeg_prepare(vs->mjpeg, vs->scene, p, vs->jpeg_quality))
 		return 0;
 	len = mjpeg_frame(vs->mjpeg, vs->scene, p, vs->jpeg_quality,
-			  vs->next_counter, vs->buf, max);
+			  vs->next_counter, fb->p, max);
 	dt = cost_clock_ns() - t0;
 	encodes = mjpeg_encodes(vs->mjpeg) - before;
 	vs->st.jpeg_encodes += encodes;
@@ -205,9 +227,14 @@ static size_t capture_jpeg(struct video_stream *vs,
 static bool capture(struct video_stream *vs, uint64_t when)
 {
 	struct scene_params p;
+	struct frame_buf *fb;
 	uint64_t exposure;
 	size_t size;
 
+	/* packets still to be sent read the held one: render elsewhere */
+	if (vs->fb[vs->cur].held)
+		vs->cur = (vs->cur + 1) % FRAME_BUFS;
+	fb = &vs->fb[vs->cur];
 	ic1280_scene_params(vs->sensor, &p);
 	vs->frame_err = false;
 	if (vs->codec == ISOCAM_CODEC_JPEG) {
@@ -218,8 +245,8 @@ static bool capture(struct video_stream *vs, uint64_t when)
 		}
 	} else {
 		size = scene_frame_size(&p);
-		if (!size || emu_grow(&vs->buf, &vs->cap, size) ||
-		    scene_render(vs->scene, &p, vs->next_counter, vs->buf))
+		if (!size || emu_grow(&fb->p, &fb->cap, size) ||
+		    scene_render(vs->scene, &p, vs->next_counter, fb->p))
 			return false;
 	}
 	vs->busy = true;
@@ -331,13 +358,44 @@ bool video_stream_poll(struct video_stream *vs, uint64_t t_ns,
 	return false;
 }
 
-size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
-			   uint8_t *pkt, size_t maxlen)
+/*
+ * Keep the current frame buffer aside for packets sent straight from it,
+ * unless the other one is kept already (a capture would have nowhere to
+ * render).
+ */
+static bool hold_frame(struct video_stream *vs)
 {
-	size_t room, n, d, len;
+	unsigned int i;
+
+	for (i = 0; i < FRAME_BUFS; i++)
+		if (i != vs->cur && vs->fb[i].held)
+			return false;
+	vs->fb[vs->cur].held = true;
+	return true;
+}
+
+void video_stream_release(struct video_stream *vs)
+{
+	unsigned int i;
+
+	for (i = 0; i < FRAME_BUFS; i++)
+		vs->fb[i].held = false;
+}
+
+/*
+ * The next packet, described (p zeroed for a zero-length one): both
+ * video_stream_packet() and video_stream_packet_iov(). hold: the caller
+ * sends the data later, from where it lies.
+ */
+static size_t describe(struct video_stream *vs, uint64_t t_ns, size_t maxlen,
+		       bool hold, struct video_packet *p)
+{
+	uint8_t *head = p->head;
+	size_t room, n, d, len, at;
 	uint8_t info;
 	bool last;
 
+	memset(p, 0, sizeof(*p));
 	if (!advance(vs, t_ns) || !vs->busy)
 		return 0;
 
@@ -351,15 +409,15 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 
 	info = ISOCAM_PH_EOH | ISOCAM_PH_PTS | ISOCAM_PH_SCR |
 	       (vs->fid ? ISOCAM_PH_FID : 0) | (last ? ISOCAM_PH_EOF : 0);
-	pkt[ISOCAM_PH_OFF_LEN] = ISOCAM_PH_LEN_FULL;
-	put32(pkt + ISOCAM_PH_OFF_PTS,
+	head[ISOCAM_PH_OFF_LEN] = ISOCAM_PH_LEN_FULL;
+	put32(head + ISOCAM_PH_OFF_PTS,
 	      (uint32_t)(vs->exposure_start_ns /
 			 (1000000000 / ISOCAM_PH_CLOCK_HZ)));
-	put32(pkt + ISOCAM_PH_OFF_SCR_STC,
+	put32(head + ISOCAM_PH_OFF_SCR_STC,
 	      (uint32_t)(t_ns / (1000000000 / ISOCAM_PH_CLOCK_HZ)));
 	/* USB frame number: 1 ms frames, 11 bits. */
-	pkt[ISOCAM_PH_OFF_SCR_SOF] = (uint8_t)(t_ns / 1000000);
-	pkt[ISOCAM_PH_OFF_SCR_SOF + 1] = (uint8_t)((t_ns / 1000000) >> 8 & 0x07);
+	head[ISOCAM_PH_OFF_SCR_SOF] = (uint8_t)(t_ns / 1000000);
+	head[ISOCAM_PH_OFF_SCR_SOF + 1] = (uint8_t)((t_ns / 1000000) >> 8 & 0x07);
 
 	/* Frame bytes, then long-frame filler past data_len. */
 	d = 0;
@@ -367,28 +425,57 @@ size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 		d = vs->data_len - vs->sent;
 		if (d > n)
 			d = n;
-		memcpy(pkt + ISOCAM_PH_LEN_FULL, vs->buf + vs->sent, d);
 	}
-	memset(pkt + ISOCAM_PH_LEN_FULL + d, FILLER, n - d);
+	at = vs->sent;
 	vs->sent += n;
 	if (last)
 		vs->busy = false;
 
-	if (fault_hit(vs->fault, FAULT_DROP_PACKET))
+	if (fault_hit(vs->fault, FAULT_DROP_PACKET)) {
+		memset(p, 0, sizeof(*p));
 		return 0;	/* lost on the wire: the data is gone */
+	}
 	if (vs->frame_err || fault_hit(vs->fault, FAULT_ERR_BIT))
-		pkt[ISOCAM_PH_OFF_INFO] = info | ISOCAM_PH_ERR;
+		head[ISOCAM_PH_OFF_INFO] = info | ISOCAM_PH_ERR;
 	else
-		pkt[ISOCAM_PH_OFF_INFO] = info;
+		head[ISOCAM_PH_OFF_INFO] = info;
 	if (fault_hit(vs->fault, FAULT_CORRUPT_HEADER))
-		corrupt_header(pkt, vs->st.packets);
+		corrupt_header(head, vs->st.packets);
 
 	if (last)
 		vs->st.frames_sent++;
-	len = hostile_payload(vs->hostile, pkt, ISOCAM_PH_LEN_FULL + n,
+	/* hostile.h rewrites only the header, and may cut the packet short */
+	len = hostile_payload(vs->hostile, head, ISOCAM_PH_LEN_FULL + n,
 			      vs->st.packets);
 	vs->st.packets++;
 	vs->st.bytes_sent += len;
+
+	p->head_len = len < ISOCAM_PH_LEN_FULL ? len : ISOCAM_PH_LEN_FULL;
+	p->data_len = len - p->head_len < d ? len - p->head_len : d;
+	p->fill_len = len - p->head_len - p->data_len;
+	if (p->data_len) {
+		p->data = vs->fb[vs->cur].p + at;
+		p->held = hold && hold_frame(vs);
+	}
+	return len;
+}
+
+size_t video_stream_packet_iov(struct video_stream *vs, uint64_t t_ns,
+			       size_t maxlen, struct video_packet *p)
+{
+	return describe(vs, t_ns, maxlen, true, p);
+}
+
+size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
+			   uint8_t *pkt, size_t maxlen)
+{
+	struct video_packet p;
+	size_t len = describe(vs, t_ns, maxlen, false, &p);
+
+	memcpy(pkt, p.head, p.head_len);
+	if (p.data_len)
+		memcpy(pkt + p.head_len, p.data, p.data_len);
+	memset(pkt + p.head_len + p.data_len, VIDEO_STREAM_FILLER, p.fill_len);
 	return len;
 }
 

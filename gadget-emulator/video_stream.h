@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <isocam/payload.h>
+
 struct ic1280;
 struct fault;
 struct hostile;
@@ -59,6 +61,44 @@ void video_stream_set_hostile(struct video_stream *vs,
  */
 size_t video_stream_packet(struct video_stream *vs, uint64_t t_ns,
 			   uint8_t *pkt, size_t maxlen);
+
+/* The bytes of a long frame (and of frame-10x) past sizeimage. */
+#define VIDEO_STREAM_FILLER	0xa5
+
+/*
+ * One packet as video_stream_packet_iov() describes it, in wire order:
+ * head_len bytes of head (the payload header, as faults and hostile
+ * modes left it), data_len bytes of frame data at data, then fill_len
+ * VIDEO_STREAM_FILLER bytes.
+ */
+struct video_packet {
+	uint8_t head[ISOCAM_PH_LEN_FULL];
+	size_t head_len;
+	const uint8_t *data;
+	size_t data_len;
+	size_t fill_len;
+	/*
+	 * data lies in a frame buffer the pipe leaves untouched until
+	 * video_stream_release(), so it can be sent from there. False when
+	 * it cannot keep one more buffer aside: data is then good only until
+	 * the next call into the pipe, and must be copied before.
+	 */
+	bool held;
+};
+
+/*
+ * video_stream_packet() without the copy: the same packet (same stream
+ * state, statistics, faults and hostile rewrites), described instead of
+ * written out. Returns its length, head_len + data_len + fill_len.
+ */
+size_t video_stream_packet_iov(struct video_stream *vs, uint64_t t_ns,
+			       size_t maxlen, struct video_packet *p);
+
+/*
+ * Every packet described so far is sent (or given up): the frame
+ * buffers their data lies in may be rendered into again.
+ */
+void video_stream_release(struct video_stream *vs);
 
 /*
  * For a transport that sends only when it has data (bulk): bring the pipe

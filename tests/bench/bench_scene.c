@@ -8,10 +8,15 @@
  *  - scene_render right after a control change (tables rebuilt);
  *  - draining one frame through video_stream_packet at 3x1024 bytes per
  *    microframe, capture and render included, in the first scroll cycle
- *    and after it (what a long stream costs).
+ *    and after it (what a long stream costs);
+ *  - the same through video_stream_packet_iov, the zero-copy path
+ *    isocam-emu sends from (released every 32 packets, as one URB): what
+ *    is left is the render and the headers; the kernel's copy into the
+ *    socket is bench_usbip's to measure.
  * Numbers only, no assertions. Best of 3 runs, to shrug off noise from
  * other jobs on the machine.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,11 +89,30 @@ static void wr(struct ic1280 *s, uint16_t reg, const uint8_t *v, size_t n)
 }
 
 /*
+ * One microframe's packet: copied into pkt, or described (iov) with the
+ * pipe's buffers released every 32 packets, as the session does per URB.
+ */
+static void one_packet(struct video_stream *vs, uint64_t bus, uint8_t *pkt,
+		       size_t len, bool iov, unsigned int *n)
+{
+	struct video_packet p;
+
+	if (!iov) {
+		video_stream_packet(vs, bus, pkt, len);
+		return;
+	}
+	if (++*n % 32 == 0)
+		video_stream_release(vs);
+	video_stream_packet_iov(vs, bus, len, &p);
+	pkt[0] ^= p.head[1];
+}
+
+/*
  * CPU time per frame sent, with the bus time advancing per microframe,
  * after `skip` frames (320: a whole scroll cycle, so renders are warm).
  */
 static double t_stream(uint16_t w, uint16_t h, unsigned int skip,
-		       unsigned int frames)
+		       unsigned int frames, bool iov)
 {
 	uint8_t size[4] = { w >> 8, w & 0xff, h >> 8, h & 0xff };
 	uint8_t on = IC1280_MODE_STREAMING;
@@ -101,6 +125,7 @@ static double t_stream(uint16_t w, uint16_t h, unsigned int skip,
 		struct video_stream *vs = video_stream_new(s);
 		struct video_stream_stats st;
 		uint64_t bus = 1000000000ull;
+		unsigned int n = 0;
 		double t;
 
 		wr(s, IC1280_REG_X_OUTPUT_SIZE_H, size, 4);
@@ -108,13 +133,13 @@ static double t_stream(uint16_t w, uint16_t h, unsigned int skip,
 		video_stream_set_packet_size(vs, sizeof(pkt));
 		/* the first frame builds the tables: not per-frame cost */
 		do {
-			video_stream_packet(vs, bus, pkt, sizeof(pkt));
+			one_packet(vs, bus, pkt, sizeof(pkt), iov, &n);
 			bus += 125000;
 			video_stream_get_stats(vs, &st);
 		} while (st.frames_sent < 1 + skip);
 		t = bench_now();
 		do {
-			video_stream_packet(vs, bus, pkt, sizeof(pkt));
+			one_packet(vs, bus, pkt, sizeof(pkt), iov, &n);
 			bus += 125000;
 			video_stream_get_stats(vs, &st);
 		} while (st.frames_sent < 1 + skip + frames);
@@ -136,28 +161,34 @@ int main(void)
 	};
 	unsigned int i;
 
-	printf("%-16s %10s %8s %8s %8s %8s %8s %8s\n", "YUYV frame", "memcpy",
-	       "render", "render", "control", "flip", "stream", "stream");
-	printf("%-16s %10s %8s %8s %8s %8s %8s %8s\n", "", "us", "cold", "warm",
-	       "change", "change", "cold", "warm");
+	printf("%-16s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "YUYV frame",
+	       "memcpy", "render", "render", "control", "flip", "stream",
+	       "stream", "iov", "iov");
+	printf("%-16s %10s %8s %8s %8s %8s %8s %8s %8s %8s\n", "", "us", "cold",
+	       "warm", "change", "change", "cold", "warm", "cold", "warm");
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
 		struct scene_params p = scene_params_default(IC1280_FMT_YUYV,
 							  sizes[i].w, sizes[i].h);
-		double mc, cold, warm, rebuild, geom, st, stw;
+		double mc, cold, warm, rebuild, geom, st, stw, io, iow;
 
 		mc = bench_memcpy(scene_frame_size(&p), sizes[i].n);
 		t_render(&p, sizes[i].n, &cold, &warm, &rebuild, &geom);
-		st = t_stream(sizes[i].w, sizes[i].h, 0, 20);
-		stw = t_stream(sizes[i].w, sizes[i].h, sizes[i].n, 20);
-		printf("%5ux%-10u %10.1f %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx\n",
+		st = t_stream(sizes[i].w, sizes[i].h, 0, 20, false);
+		stw = t_stream(sizes[i].w, sizes[i].h, sizes[i].n, 20, false);
+		io = t_stream(sizes[i].w, sizes[i].h, 0, 20, true);
+		iow = t_stream(sizes[i].w, sizes[i].h, sizes[i].n, 20, true);
+		printf("%5ux%-10u %10.1f %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx %7.2fx\n",
 		       sizes[i].w, sizes[i].h, mc * 1e6, cold / mc, warm / mc,
-		       rebuild / mc, geom / mc, st / mc, stw / mc);
+		       rebuild / mc, geom / mc, st / mc, stw / mc, io / mc,
+		       iow / mc);
 	}
 	printf("(ratios to memcpy of one frame; render cold = first scroll "
 	       "cycle, checksums computed; warm = later cycles; control change "
 	       "= brightness toggled every frame (palette rebuilt); flip change "
 	       "= hflip toggled every frame (picture redrawn); stream = one frame through "
 	       "video_stream_packet, 3072-byte packets, cold in the first scroll "
-	       "cycle, warm after it)\n");
+	       "cycle, warm after it; iov = the same through "
+	       "video_stream_packet_iov, data left in the frame buffer for "
+	       "sendmsg)\n");
 	return 0;
 }

@@ -1,6 +1,6 @@
 # Host unit tests of isocam-emu's USB and network side: the USB/IP codec,
-# the bridge (descriptors, ep0, vendor i2c), fault injection and a whole
-# server session over a socketpair.
+# the bridge (descriptors, ep0, vendor i2c), fault injection, video
+# replies as gather lists and a whole server session over a socketpair.
 EMU_USB_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
 
 $(BUILD)/tests/test_emu_usbip: $(ROOT)/tests/unit/test_emu_usbip.c \
@@ -32,6 +32,15 @@ $(BUILD)/tests/test_emu_hostile: $(ROOT)/tests/unit/test_emu_hostile.c \
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
 		$(EMU_MODEL_LIBS)
 
-UNIT_TESTS += $(BUILD)/tests/test_emu_hostile
+# Video replies sent from the frame buffer against copied ones.
+$(BUILD)/tests/test_emu_reply: $(ROOT)/tests/unit/test_emu_reply.c \
+		$(ROOT)/gadget-emulator/usbip_reply.c \
+		$(ROOT)/gadget-emulator/usbip_proto.c \
+		$(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_SRCS) $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MODEL_LIBS)
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_hostile $(BUILD)/tests/test_emu_reply
 UNIT_TESTS += $(BUILD)/tests/test_emu_usbip $(BUILD)/tests/test_emu_fault \
 	$(BUILD)/tests/test_emu_bridge $(BUILD)/tests/test_emu_server

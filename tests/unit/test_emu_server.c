@@ -1260,6 +1260,82 @@ static void test_no_pacing(void **state)
 }
 
 /*
+ * The replies of 60 iso URBs, PTS and SCR blanked (they count from when
+ * the first URB came), appended to out; their length. A fault spec makes
+ * packets drop, lie and carry long frames' filler.
+ */
+static size_t wire_capture(bool copy, const char *faults, uint8_t *out,
+			   size_t cap)
+{
+	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	struct usbip_server_config cfg = {
+		.no_pacing = true, .copy_packets = copy, .fault_spec = faults,
+	};
+	struct usbip_server *saved = use_server(&cfg);
+	struct usbip_ret ret;
+	struct conn c;
+	size_t len = 0, n;
+	uint32_t i, p, at;
+
+	conn_open(&c);
+	assert_int_equal(import(&c, "1-1"), 0);
+	start_camera(&c);
+	for (i = 0; i < 60; i++) {
+		submit_iso(&c, NP, PKT);
+		recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
+		for (p = 0, at = 0; p < NP; p++) {
+			struct usbip_iso_desc d;
+
+			usbip_iso_desc_decode(ret.iso_descs +
+					      p * USBIP_ISO_DESC_LEN, &d);
+			if (d.actual_length >= ISOCAM_PH_LEN_FULL)
+				memset(buf + USBIP_HEADER_LEN + at +
+				       ISOCAM_PH_OFF_PTS, 0,
+				       ISOCAM_PH_LEN_FULL - ISOCAM_PH_OFF_PTS);
+			at += d.actual_length;
+		}
+		n = USBIP_HEADER_LEN + ret.data_len + NP * USBIP_ISO_DESC_LEN;
+		assert_true(len + n <= cap);
+		memcpy(out + len, buf, n);
+		len += n;
+	}
+	conn_close(&c);
+	restore_server(saved);
+	return len;
+}
+
+/*
+ * Sent from the frame buffer or copied (the path hostile modes take), a
+ * session puts the same bytes on the wire: frames, FID, EOF and, with
+ * faults, dropped packets, ERR, corrupt headers, short and long frames.
+ */
+static void test_wire_same_copied(void **state)
+{
+	static const char *const faults[] = {
+		NULL, "drop=1/7,corrupt=1/5,err=1/3,short=1/3,long=1/2",
+	};
+	size_t cap = 60 * (USBIP_HEADER_LEN + NP * PKT +
+			   NP * USBIP_ISO_DESC_LEN);
+	uint8_t *a = malloc(cap), *b = malloc(cap);
+	unsigned int k;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (k = 0; k < 2; k++) {
+		size_t la = wire_capture(true, faults[k], a, cap);
+		size_t lb = wire_capture(false, faults[k], b, cap);
+
+		/* 60 x 4 ms at 60 fps: ~14 frames of 160x120 */
+		assert_true(la > 10 * 160 * 120);
+		assert_int_equal(la, lb);
+		assert_memory_equal(a, b, la);
+	}
+	free(a);
+	free(b);
+}
+
+/*
  * --- the bulk transport (--transport=bulk; wire rules in isocam/usb.h) ---
  */
 
@@ -1685,6 +1761,7 @@ int main(void)
 		cmocka_unit_test(test_max_clients),
 		cmocka_unit_test(test_bind_warns_off_loopback),
 		cmocka_unit_test(test_no_pacing),
+		cmocka_unit_test(test_wire_same_copied),
 		cmocka_unit_test(test_bulk_stream),
 		cmocka_unit_test(test_bulk_wait_and_unlink),
 		cmocka_unit_test(test_bulk_limits),

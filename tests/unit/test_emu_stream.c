@@ -23,6 +23,7 @@
 #include <isocam/usb.h>
 
 #include "fault.h"
+#include "hostile.h"
 #include "ic1280_model.h"
 #include "mjpeg.h"
 #include "scene.h"
@@ -720,6 +721,199 @@ static void test_bulk_poll(void **state)
 	host_free(hs);
 }
 
+/* ---- zero copy: video_stream_packet_iov() against video_stream_packet() ---- */
+
+/* A packet described but not yet "sent": where its pieces lie. */
+struct iov_pkt {
+	uint8_t head[ISOCAM_PH_LEN_FULL];
+	size_t head_len;
+	const uint8_t *data;	/* in the frame buffer (held) or in copy */
+	uint8_t copy[PKT_MAX];
+	size_t data_len, fill_len;
+};
+
+/*
+ * Drive two identical pipes for uframes microframes, one copying and one
+ * described, the latter "sent" (flattened) only at the end of each URB of
+ * urb packets, as the session does: every packet's bytes, every stat and
+ * the stream state must match.
+ */
+static void iov_matches_copy(struct host *a, struct host *b,
+			     unsigned int uframes, unsigned int urb,
+			     size_t maxlen)
+{
+	struct iov_pkt *q = calloc(urb, sizeof(*q));
+	uint8_t (*want)[PKT_MAX] = calloc(urb, PKT_MAX);
+	size_t *want_len = calloc(urb, sizeof(*want_len));
+	struct video_stream_stats sa, sb;
+	unsigned int i, k, held = 0, data = 0;
+
+	assert_non_null(q);
+	assert_non_null(want);
+	assert_non_null(want_len);
+	for (i = 0; i < uframes; i += urb) {
+		for (k = 0; k < urb; k++) {
+			struct video_packet p;
+			size_t len;
+
+			want_len[k] = video_stream_packet(a->vs, a->t, want[k],
+							  maxlen);
+			len = video_stream_packet_iov(b->vs, b->t, maxlen, &p);
+			a->t += UFRAME_NS;
+			b->t += UFRAME_NS;
+			assert_int_equal(len, want_len[k]);
+			assert_int_equal(len, p.head_len + p.data_len +
+					 p.fill_len);
+			memcpy(q[k].head, p.head, sizeof(p.head));
+			q[k].head_len = p.head_len;
+			q[k].data_len = p.data_len;
+			q[k].fill_len = p.fill_len;
+			q[k].data = p.data;
+			if (p.data_len && !p.held) {
+				/* not kept aside: copied now, as a caller must */
+				memcpy(q[k].copy, p.data, p.data_len);
+				q[k].data = q[k].copy;
+			}
+			held += p.held;
+			data += p.data_len > 0;
+		}
+		/* "sent": the bytes each packet had when it was made */
+		for (k = 0; k < urb; k++) {
+			uint8_t got[PKT_MAX];
+
+			memcpy(got, q[k].head, q[k].head_len);
+			if (q[k].data_len)
+				memcpy(got + q[k].head_len, q[k].data,
+				       q[k].data_len);
+			memset(got + q[k].head_len + q[k].data_len,
+			       VIDEO_STREAM_FILLER, q[k].fill_len);
+			if (want_len[k])
+				assert_memory_equal(got, want[k], want_len[k]);
+		}
+		video_stream_release(b->vs);
+	}
+	video_stream_get_stats(a->vs, &sa);
+	video_stream_get_stats(b->vs, &sb);
+	assert_int_equal(sa.frames_sent, sb.frames_sent);
+	assert_int_equal(sa.frames_dropped, sb.frames_dropped);
+	assert_int_equal(sa.packets, sb.packets);
+	assert_int_equal(sa.bytes_sent, sb.bytes_sent);
+	assert_int_equal(sa.error_frames, sb.error_frames);
+	assert_true(sa.frames_sent >= 2);
+	/* data went out from the frame buffer, uncopied */
+	assert_true(held > 0 || !data);
+	free(q);
+	free(want);
+	free(want_len);
+}
+
+/* One comparison of the two paths, on two identical pipes. */
+struct iov_setup {
+	uint8_t fmt;
+	uint16_t w, h;
+	uint32_t pkt;
+	bool free_run;
+	bool jpeg;
+	struct fault *fa, *fb;	/* identical fault doubles, or NULL */
+	const char *hostile;	/* or NULL */
+	unsigned int uframes, urb;
+};
+
+static void iov_case(const struct iov_setup *c)
+{
+	struct host *hs[2];
+	struct hostile *hh[2] = { NULL, NULL };
+	char err[512];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		hs[i] = host_new(c->fmt, c->w, c->h, c->pkt);
+		if (c->hostile) {
+			hh[i] = hostile_new(c->hostile, true, 1, err,
+					    sizeof(err));
+			assert_non_null(hh[i]);
+			video_stream_set_hostile(hs[i]->vs, hh[i]);
+		}
+		if (c->jpeg)
+			video_stream_set_codec(hs[i]->vs, ISOCAM_CODEC_JPEG, 85);
+		video_stream_set_fault(hs[i]->vs, i ? c->fb : c->fa);
+		video_stream_set_free_run(hs[i]->vs, c->free_run);
+		wr8(hs[i]->s, IC1280_REG_MODE_SELECT, IC1280_MODE_STREAMING);
+	}
+	iov_matches_copy(hs[0], hs[1], c->uframes, c->urb, PKT_MAX);
+	for (i = 0; i < 2; i++) {
+		host_free(hs[i]);
+		hostile_free(hh[i]);
+	}
+}
+
+/*
+ * The described packets are the copied ones, byte for byte: frame
+ * boundaries inside a URB (free-running small frames end and start
+ * several frames in one), FID and EOF, every fault (long frames' filler,
+ * short frames, drops, ERR, corrupt headers), the JPEG codec, and the
+ * hostile payload modes, which rewrite only headers.
+ */
+static void test_iov_matches_copy(void **state)
+{
+	static const char *const hostile[] = {
+		"ph-len0", "ph-len1", "ph-len-over", "fid-stuck", "fid-flip",
+		"eof-never", "eof-always", "frame-10x", "ph-err",
+	};
+	struct iov_setup small = {
+		IC1280_FMT_GREY, 160, 120, 1024, .free_run = true,
+		.uframes = 400, .urb = 16,
+	};
+	struct iov_setup c;
+	struct fault fa, fb;
+	unsigned int i, k;
+
+	(void)state;
+	/* real time, 32-packet URBs: a frame spans several */
+	iov_case(&(struct iov_setup){ IC1280_FMT_YUYV, 320, 240, 3072,
+				      .uframes = 8000 / 30 * 4, .urb = 32 });
+	/* free-running small frames: several end in each URB */
+	iov_case(&(struct iov_setup){ IC1280_FMT_GREY, 160, 120, 3072,
+				      .free_run = true, .uframes = 400,
+				      .urb = 40 });
+	c = small;
+	c.urb = 7;
+	iov_case(&c);
+	for (k = 0; k < FAULT_VANISH; k++) {
+		if (k == FAULT_I2C_NAK || k == FAULT_CTRL_STALL)
+			continue;
+		memset(&fa, 0, sizeof(fa));
+		fa.every[k] = 3;
+		fb = fa;
+		c = small;
+		c.fa = &fa;
+		c.fb = &fb;
+		iov_case(&c);
+	}
+	for (i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
+		c = small;
+		c.hostile = hostile[i];
+		iov_case(&c);
+	}
+	/* JPEG: the buffer holds an encoding */
+	iov_case(&(struct iov_setup){ IC1280_FMT_YUYV, 320, 240, 3072,
+				      .free_run = true, .jpeg = true,
+				      .uframes = 320, .urb = 32 });
+}
+
+/*
+ * A held buffer is never rendered into: packets described across many
+ * frame boundaries before one release still read their own frames.
+ */
+static void test_iov_held_frames_survive(void **state)
+{
+	(void)state;
+	/* one "URB" of 200 packets: ~28 frames before anything is sent */
+	iov_case(&(struct iov_setup){ IC1280_FMT_GREY, 160, 120, 3072,
+				      .free_run = true, .uframes = 400,
+				      .urb = 200 });
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +929,8 @@ int main(void)
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_jpeg),
 		cmocka_unit_test(test_bulk_poll),
+		cmocka_unit_test(test_iov_matches_copy),
+		cmocka_unit_test(test_iov_held_frames_survive),
 	};
 
 	return cmocka_run_group_tests_name("emu_stream", tests, NULL, NULL);
