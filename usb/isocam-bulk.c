@@ -79,7 +79,7 @@ int isocam_bulk_parse(struct isocam_dev *dev)
 }
 
 /* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
-static void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb)
+void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb)
 {
 	urb->transfer_buffer_length = isocam_urb_bytes(dev);
 	urb->actual_length = 0;
@@ -151,10 +151,6 @@ static void isocam_bulk_complete(struct urb *urb)
 		}
 		break;
 	}
-
-	if (!READ_ONCE(dev->urbs_live))
-		return;
-	isocam_bulk_urb_reset(dev, urb);
 	isocam_urb_resubmit(dev, urb);
 }
 

@@ -382,22 +382,25 @@ static void isocam_urb_complete(struct urb *urb)
 		isocam_urb_error(dev, urb->status);
 		break;
 	}
-
-	if (!READ_ONCE(dev->urbs_live))
-		return;
-	isocam_urb_reset(dev, urb);
 	isocam_urb_resubmit(dev, urb);
 }
 
 /*
- * Put a completed URB, reset to what was submitted, back in flight; when
- * that fails and none is left, end the stream for the application.
+ * Put a completed URB of either transport back in flight while the stream
+ * is live, reset to what was submitted; when that fails and none is left,
+ * end the stream for the application.
  */
 void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
 {
 	unsigned long flags;
 	int ret;
 
+	if (!READ_ONCE(dev->urbs_live))
+		return;
+	if (isocam_is_bulk(dev))
+		isocam_bulk_urb_reset(dev, urb);
+	else
+		isocam_urb_reset(dev, urb);
 	usb_anchor_urb(urb, &dev->anchor);
 	ret = usb_submit_urb(urb, GFP_ATOMIC);
 	if (!ret)

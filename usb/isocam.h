@@ -195,6 +195,7 @@ static inline bool isocam_is_bulk(const struct isocam_dev *dev)
 /* isocam-bulk.c */
 int isocam_bulk_parse(struct isocam_dev *dev);
 void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb);
+void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb);
 void isocam_bulk_clear_halt(struct isocam_dev *dev);
 
 /* isocam-codec.c */
