@@ -19,14 +19,7 @@ driver_debugfs
 step "v4l2-compliance -d $NODE -s -f"
 driver_compliance "$RESULTS/v4l2-compliance.log"
 LOG=$COMPLIANCE_LOG
-assert_eq "$failed" 0 "v4l2-compliance failures"
-assert_eq "$warnings" 0 "v4l2-compliance warnings"
-assert_eq "$succeeded" "$total" "v4l2-compliance tests succeeded"
-assert_ge "$total" 100 "v4l2-compliance test count"
-assert_eq "$status" 0 "v4l2-compliance exit status"
-# The streaming sections really ran.
-grep -q 'test MMAP (no poll): OK' "$LOG" || fail "MMAP streaming was not tested"
-grep -q 'test read/write: OK' "$LOG" || fail "read() was not tested"
+# USERPTR streaming ran too (MMAP and read(): driver_compliance).
 grep -q 'test USERPTR (select): OK' "$LOG" || fail "USERPTR streaming was not tested"
 # -f streamed every format, size and interval the node enumerates.
 combos=$(v4l2-ctl -d "$NODE" --list-formats-ext | grep -c 'Interval: Discrete')

@@ -38,34 +38,13 @@ v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/dev/null >/dev/
 	fail "warm-up capture failed"
 
 # capture_check NAME FOURCC W H N V4L2-CTL-STREAM-OPTIONS...: capture N
-# frames into guest RAM and have isocam-check verify every one of them.
+# frames and verify every one (lib-driver.sh, capture_verify).
 # Captures use 16 buffers: in an emulated guest the capturing program can
 # stall long enough to leave the driver without a buffer with fewer.
 capture_check() {
-	local name=$1 fourcc=$2 w=$3 h=$4 n=$5 out
+	local name=$1 fourcc=$2 w=$3 h=$4 n=$5
 	shift 5
-	out=/tmp/$name.raw
-	local before_err before_late
-	before_err=$(cam_stat error_frames)
-	before_late=$(($(cam_stat dropped_frames) + $(cam_stat stopped_frames)))
-	v4l2-ctl -d "$NODE" "$@" --stream-count="$n" --stream-to="$out" \
-		>"$RESULTS/$name.v4l2-ctl.log" 2>&1 ||
-		fail "$name: v4l2-ctl failed: $(tail -n 3 "$RESULTS/$name.v4l2-ctl.log")"
-	if ! "$CHECK" --quiet --format "$(check_fmt "$fourcc")" --size "${w}x$h" \
-		--expect-frames "$n" "$out" >"$RESULTS/$name.check.log" 2>&1; then
-		cat "$RESULTS/$name.check.log" >&2
-		cat "$DBG/stats" >&2
-		rm -f "$out"
-		fail "$name: isocam-check found bad frames"
-	fi
-	rm -f "$out"
-	# None lost on the bus. The frame in flight at STREAMOFF is cut by
-	# the stop (or dropped: v4l2-ctl queues nothing after its last), never
-	# delivered as good (isocam-check saw exactly n good frames).
-	assert_eq "$(cam_stat error_frames)" "$before_err" "$name: frames lost or cut on the bus"
-	assert_le $(($(cam_stat dropped_frames) + $(cam_stat stopped_frames))) \
-		$((before_late + 1)) "$name: frames dropped or cut by the stop"
-	log "$name: $n frames ${w}x$h $fourcc ok ($(cat "$RESULTS/$name.check.log"))"
+	capture_verify "$name" "$fourcc" "$w" "$h" "$n" "" "$@"
 }
 
 # --- MMAP: every format, every size ------------------------------------------

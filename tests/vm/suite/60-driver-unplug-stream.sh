@@ -32,10 +32,8 @@ for i in $(seq 1 20); do
 	frames=$(cam_stat frames 0)
 	unplug
 	wait_for "! kill -0 $BG_PID 2>/dev/null" 5 "cycle $i: the capture ($mode) to end after unplug"
-	set +e
-	wait "$BG_PID"
-	st=$?
-	set -e
+	st=0
+	wait "$BG_PID" || st=$?
 	BG_PID=
 	log "cycle $i: $mode, $frames frames, capture exit status $st"
 	if [ "$mode" = --read ]; then

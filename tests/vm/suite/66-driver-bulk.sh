@@ -48,13 +48,12 @@ bus_clean() {
 	done
 }
 
-# capture_check FOURCC W H FPS N [ISOCAM-CHECK OPTIONS...]: N frames with
-# MMAP at FPS, every one checked by isocam-check.
+# capture_check FOURCC W H FPS N [ISOCAM-CHECK OPTIONS]: N frames with
+# MMAP at FPS, every one verified (lib-driver.sh, capture_verify), and
+# nothing lost on the bus or refused by the driver.
 capture_check() {
-	local f=$1 w=$2 h=$3 fps=$4 n=$5 name out before before_err
-	shift 5
+	local f=$1 w=$2 h=$3 fps=$4 n=$5 name
 	name=bulk-$f-${w}x$h-$fps
-	out=/tmp/$name.raw
 	v4l2-ctl -d "$NODE" -v "width=$w,height=$h,pixelformat=$f" || fail "set-fmt $f ${w}x$h"
 	v4l2-ctl -d "$NODE" -p "$fps" >/dev/null || fail "set-parm $fps"
 	assert_match "$(v4l2-ctl -d "$NODE" -P)" "Frames per second: $fps\\.000" "$name: frame rate"
@@ -66,27 +65,9 @@ capture_check() {
 			>/dev/null 2>&1 || fail "$name: warm-up capture failed"
 		STREAMS=$((STREAMS + 1))
 	fi
-	before_err=$(cam_stat error_frames)
-	before=$(($(cam_stat dropped_frames) + $(cam_stat stopped_frames)))
-	v4l2-ctl -d "$NODE" --stream-mmap=16 --stream-count="$n" --stream-to="$out" \
-		>"$RESULTS/$name.v4l2-ctl.log" 2>&1 ||
-		fail "$name: v4l2-ctl failed: $(tail -n 3 "$RESULTS/$name.v4l2-ctl.log")"
+	capture_verify "$name" "$f" "$w" "$h" "$n" "${6:-}" --stream-mmap=16
 	STREAMS=$((STREAMS + 1))
-	if ! "$CHECK" --quiet --format "$(check_fmt "$f")" --size "${w}x$h" \
-		--expect-frames "$n" "$@" "$out" >"$RESULTS/$name.check.log" 2>&1; then
-		cat "$RESULTS/$name.check.log" >&2
-		cat "$DBG/stats" >&2
-		rm -f "$out"
-		fail "$name: isocam-check found bad frames"
-	fi
-	rm -f "$out"
-	# None lost on the bus; the frame in flight at STREAMOFF may be cut
-	# by the stop (or dropped: v4l2-ctl queues nothing after its last).
-	assert_eq "$(cam_stat error_frames)" "$before_err" "$name: frames lost or cut on the bus"
-	assert_le $(($(cam_stat dropped_frames) + $(cam_stat stopped_frames))) \
-		$((before + 1)) "$name: frames dropped or cut by the stop"
 	bus_clean "$name"
-	log "$name: $n frames ok ($(cat "$RESULTS/$name.check.log"))"
 }
 
 driver_setup -v --transport=bulk
@@ -152,16 +133,10 @@ assert_eq "$(emu_alts | tr -d ' 0')" "" "alt settings the camera saw (0 only)"
 step "v4l2-compliance -s -f over bulk"
 v4l2-ctl -d "$NODE" -v width=640,height=480,pixelformat=YUYV || fail "set-fmt"
 v4l2-ctl -d "$NODE" -p 30 >/dev/null || fail "set-parm 30"
-# As in 60-driver-compliance (lib-driver.sh: one rerun allowed when
-# v4l2-compliance fell behind in the emulated machine).
+# As in 60-driver-compliance (lib-driver.sh: a clean run, one rerun
+# allowed when v4l2-compliance fell behind in the emulated machine).
 driver_compliance "$RESULTS/v4l2-compliance.log"
 LOG=$COMPLIANCE_LOG
-assert_eq "$failed" 0 "v4l2-compliance failures"
-assert_eq "$warnings" 0 "v4l2-compliance warnings"
-assert_eq "$succeeded" "$total" "v4l2-compliance tests succeeded"
-assert_ge "$total" 100 "v4l2-compliance test count"
-grep -q 'test MMAP (no poll): OK' "$LOG" || fail "MMAP streaming was not tested"
-grep -q 'test read/write: OK' "$LOG" || fail "read() was not tested"
 streamed=$(grep -a -c 'test MMAP for Format .*, Frame Size ' "$LOG" || true)
 assert_ge "$streamed" 60 "combinations v4l2-compliance -f streamed"
 assert_eq "$(cam_stat stream_failures)" 0 "streams ended by the driver during compliance"
@@ -249,10 +224,8 @@ wait_for '[ "$(cam_stat frames)" -ge $((f0 + 5)) ]' 20 "the stream to run"
 # nothing more and the driver's URBs stay queued.
 i2ctransfer -f -y "${I2CDEV#/dev/i2c-}" w3@0x3c 0x01 0x00 0x00 || fail "i2c write of MODE_SELECT"
 wait_for "! kill -0 $pid 2>/dev/null" 15 "the reader to end after the camera went silent"
-set +e
-wait "$pid"
-st=$?
-set -e
+st=0
+wait "$pid" || st=$?
 r=$(cat /tmp/silent-stream.txt)
 log "silent camera: status $st: $r"
 assert_eq "$st" 0 "isocam-stream's exit status"
@@ -279,10 +252,8 @@ for i in 1 2 3 4; do
 	sleep "0.$((i * 37 % 10))"
 	unplug
 	wait_for "! kill -0 $pid 2>/dev/null" 5 "cycle $i: the reader to end after the unplug"
-	set +e
-	wait "$pid"
-	st=$?
-	set -e
+	st=0
+	wait "$pid" || st=$?
 	r=$(cat /tmp/unplug-stream.txt)
 	log "cycle $i: $f ${w}x$h, status $st: $r"
 	assert_eq "$st" 0 "cycle $i: isocam-stream's exit status"

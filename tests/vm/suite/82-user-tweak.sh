@@ -79,10 +79,8 @@ for c in "${CHANGES[@]}"; do
 done
 
 step "the waiting process got the event"
-set +e
-wait "$EV_PID"
-st=$?
-set -e
+st=0
+wait "$EV_PID" || st=$?
 EV_PID=
 cat "$RESULTS/event.log"
 assert_eq "$st" 0 "v4l2-ctl --wait-for-event exit status"
@@ -93,10 +91,8 @@ step "the capture"
 sleep 1
 kill -0 "$FF_PID" 2>/dev/null || fail "ffmpeg ended early: $(tail -n 5 "$RESULTS/ffmpeg.log")"
 kill -TERM "$FF_PID"
-set +e
-wait "$FF_PID"
-st=$?
-set -e
+st=0
+wait "$FF_PID" || st=$?
 FF_PID=
 # 255: ffmpeg's status when it stopped on a signal, its output complete.
 [ "$st" = 255 ] || fail "ffmpeg exit status $st: $(tail -n 5 "$RESULTS/ffmpeg.log")"

@@ -84,10 +84,8 @@ for i in $(seq 1 "$CYCLES"); do
 	[ "$ms" -le 2000 ] || fail "cycle $i: ffmpeg reported the error $ms ms after the unplug"
 	[ "$ms" -le "$worst" ] || worst=$ms
 	[ "$exit_ms" -le "$worst_exit" ] || worst_exit=$exit_ms
-	set +e
-	wait "$FF_PID"
-	st=$?
-	set -e
+	st=0
+	wait "$FF_PID" || st=$?
 	FF_PID=
 	why=$(grep -m1 'No such device' "$flog" || true)
 	log "cycle $i: $pixfmt $size ${xerror[*]}, $frames frames; usbip detach took $detach_ms ms; ffmpeg reported the error $ms ms after the unplug and had exited $exit_ms ms after usbip detach began, status $st: $why"
