@@ -121,16 +121,13 @@ static void isocam_bulk_complete(struct urb *urb)
 	struct isocam_dev *dev = urb->context;
 	unsigned long flags;
 
+	if (isocam_urb_gone(urb->status))
+		return;
 	switch (urb->status) {
 	case 0:
 		dev->bulk_errors = 0;
 		isocam_bulk_transfer(dev, urb);
 		break;
-	case -ENOENT:		/* killed */
-	case -ECONNRESET:	/* unlinked */
-	case -ESHUTDOWN:	/* device or host controller gone */
-	case -ENODEV:
-		return;
 	case -EPIPE:
 		/* Halted: nothing comes until STREAMOFF's CLEAR_FEATURE. */
 		isocam_urb_error(dev, urb->status);

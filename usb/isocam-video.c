@@ -368,16 +368,13 @@ static void isocam_urb_complete(struct urb *urb)
 {
 	struct isocam_dev *dev = urb->context;
 
+	if (isocam_urb_gone(urb->status))
+		return;
 	switch (urb->status) {
 	case 0:
 	case -EXDEV:		/* some packets failed: their status tells */
 		isocam_urb_packets(dev, urb);
 		break;
-	case -ENOENT:		/* killed */
-	case -ECONNRESET:	/* unlinked */
-	case -ESHUTDOWN:	/* device or host controller gone */
-	case -ENODEV:
-		return;
 	default:
 		isocam_urb_error(dev, urb->status);
 		break;

@@ -192,6 +192,16 @@ static inline bool isocam_is_bulk(const struct isocam_dev *dev)
 	return dev->transport == ISOCAM_TRANSPORT_BULK;
 }
 
+/*
+ * A completion status that means the URB is not to be resubmitted: killed
+ * or unlinked by us, or the device or host controller gone.
+ */
+static inline bool isocam_urb_gone(int status)
+{
+	return status == -ENOENT || status == -ECONNRESET ||
+	       status == -ESHUTDOWN || status == -ENODEV;
+}
+
 /* isocam-bulk.c */
 int isocam_bulk_parse(struct isocam_dev *dev);
 void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb);
