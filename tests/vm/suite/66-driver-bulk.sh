@@ -48,6 +48,19 @@ bus_clean() {
 	done
 }
 
+# reader_ended PID OUT ERRNO SECONDS WHAT: the isocam-stream reader PID
+# (its summary in OUT) ends within SECONDS, exits 0 and says it stopped on
+# ERRNO.
+reader_ended() {
+	local pid=$1 out=$2 errno=$3 what=$5 st=0 r
+	wait_for "! kill -0 $pid 2>/dev/null" "$4" "$what: the reader to end"
+	wait "$pid" || st=$?
+	r=$(cat "$out")
+	log "$what: status $st: $r"
+	assert_eq "$st" 0 "$what: isocam-stream's exit status"
+	[[ "$r" == *errno=$errno* ]] || fail "$what: the reader did not get $errno: $r"
+}
+
 # capture_check FOURCC W H FPS N [ISOCAM-CHECK OPTIONS]: N frames with
 # MMAP at FPS, every one verified (lib-driver.sh, capture_verify), and
 # nothing lost on the bus or refused by the driver.
@@ -223,13 +236,7 @@ wait_for '[ "$(cam_stat frames)" -ge $((f0 + 5)) ]' 20 "the stream to run"
 # MODE_SELECT (0x0100) = standby, straight to the sensor: the camera sends
 # nothing more and the driver's URBs stay queued.
 i2ctransfer -f -y "${I2CDEV#/dev/i2c-}" w3@0x3c 0x01 0x00 0x00 || fail "i2c write of MODE_SELECT"
-wait_for "! kill -0 $pid 2>/dev/null" 15 "the reader to end after the camera went silent"
-st=0
-wait "$pid" || st=$?
-r=$(cat /tmp/silent-stream.txt)
-log "silent camera: status $st: $r"
-assert_eq "$st" 0 "isocam-stream's exit status"
-[[ "$r" == *errno=EIO* ]] || fail "the reader did not get EIO from a silent camera: $r"
+reader_ended "$pid" /tmp/silent-stream.txt EIO 15 "silent camera"
 kmsg_since "bulk silent"
 grep 'stream stopped: no frame for' "$RESULTS/kmsg.txt" >"$RESULTS/silent.txt" ||
 	fail "no dev_err saying why the stream stopped"
@@ -251,13 +258,7 @@ for i in 1 2 3 4; do
 	wait_for '[ "$(cam_stat frames 0)" -ge 5 ]' 30 "cycle $i: frames"
 	sleep "0.$((i * 37 % 10))"
 	unplug
-	wait_for "! kill -0 $pid 2>/dev/null" 5 "cycle $i: the reader to end after the unplug"
-	st=0
-	wait "$pid" || st=$?
-	r=$(cat /tmp/unplug-stream.txt)
-	log "cycle $i: $f ${w}x$h, status $st: $r"
-	assert_eq "$st" 0 "cycle $i: isocam-stream's exit status"
-	[[ "$r" == *errno=ENODEV* ]] || fail "cycle $i: the reader did not get ENODEV: $r"
+	reader_ended "$pid" /tmp/unplug-stream.txt ENODEV 5 "cycle $i: $f ${w}x$h unplugged"
 	no_isocam_left || fail "cycle $i: something of the driver is left"
 	plug
 	assert_eq "$(cam_stat transport)" bulk "cycle $i: transport after a new plug"
