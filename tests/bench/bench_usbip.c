@@ -114,7 +114,7 @@ static int ctrl_out(struct client *c, uint8_t bm, uint8_t req, uint16_t val,
 	usbip_header_encode(buf, &h);
 	if (len)
 		memcpy(buf + USBIP_HEADER_LEN, data, len);
-	if (send(c->fd, buf, USBIP_HEADER_LEN + len, 0) < 0 ||
+	if (send(c->fd, buf, USBIP_HEADER_LEN + len, MSG_NOSIGNAL) < 0 ||
 	    recv_exact(c->fd, buf, USBIP_HEADER_LEN) < 0)
 		return -1;
 	return 0;
@@ -141,7 +141,7 @@ static int submit_iso(struct client *c)
 		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
 				      i * USBIP_ISO_DESC_LEN, &d);
 	}
-	return send(c->fd, buf, sizeof(buf), 0) < 0 ? -1 : 0;
+	return send(c->fd, buf, sizeof(buf), MSG_NOSIGNAL) < 0 ? -1 : 0;
 }
 
 /* Import camera c->cam, start 640x480 YUYV at 30 fps, stream until stop. */
@@ -159,7 +159,7 @@ static void *client_run(void *p)
 	usbip_import_req_encode(req, busid);
 	c->seq = 1;
 	/* power-on mode is 640x480 YUYV at 30 fps */
-	if (!rx || send(c->fd, req, sizeof(req), 0) < 0 ||
+	if (!rx || send(c->fd, req, sizeof(req), MSG_NOSIGNAL) < 0 ||
 	    recv_exact(c->fd, rep, sizeof(rep)) < 0 ||
 	    ctrl_out(c, 0, USB_REQ_SET_CONFIGURATION, 1, NULL, 0) ||
 	    ctrl_out(c, USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
@@ -240,6 +240,7 @@ static int run(unsigned int n, bool copy, double *fps, double *cpu_pct,
 	dc = u1 - u0 + s1 - s0;
 	for (i = 0; i < n; i++) {
 		cl[i].stop = true;
+		/* A resubmit may race this: its send() is MSG_NOSIGNAL. */
 		shutdown(cl[i].fd, SHUT_RDWR);
 		pthread_join(cl[i].th, NULL);
 		close(cl[i].fd);
