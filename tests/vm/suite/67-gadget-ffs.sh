@@ -68,9 +68,11 @@ ffs_stop() {
 	grep -q 'stopped' "$FFS_LOG" || fail "isocam-emu --gadget=ffs did not log a clean stop"
 }
 
-# no_gadget_left: no configfs gadget, functionfs mount or mount point of ours.
+# no_gadget_left: no configfs gadget, functionfs mount or mount point of
+# ours (configfs is mounted to look, if the emulator unmounted it).
 no_gadget_left() {
 	local d
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 	for d in /sys/kernel/config/usb_gadget/isocam-* /tmp/isocam-ffs.*; do
 		[ ! -e "$d" ] || { log "left behind: $d"; return 1; }
 	done
@@ -123,15 +125,19 @@ mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 modprobe dummy_hcd || fail "modprobe dummy_hcd"
 wait_for "[ -e /sys/class/udc/$UDC ]" 10 "$UDC"
 load_isocam_modules
-no_gadget_left || fail "a gadget of ours exists before the test"
+# The first emulator mounts configfs itself (and unmounts it at exit); the
+# second finds it mounted and leaves it.
+! mountpoint -q /sys/kernel/config || umount /sys/kernel/config ||
+	fail "cannot unmount configfs for the first run"
 kmsg_mark "ffs plug"
 ffs_start -v
+grep -q 'ffs: mounted configfs' "$FFS_LOG" || fail "the emulator did not mount configfs itself"
 log "camera at $NODE, counters in $DBG"
 gadget=$(echo /sys/kernel/config/usb_gadget/isocam-*)
 [ -d "$gadget" ] || fail "no configfs gadget directory"
 assert_eq "$(cat "$gadget/UDC")" "$UDC" "the gadget's UDC"
 assert_match "$(grep ' functionfs ' /proc/mounts)" "^isocam[0-9]* /tmp/isocam-ffs\\." "functionfs mount"
-udev=$(dirname "$INTF")
+udev=$(dirname "$(readlink -f "$INTF")")
 assert_eq "$(cat "$udev/idVendor"):$(cat "$udev/idProduct")" "$CAMERA_VID:$CAMERA_PID" "USB IDs"
 assert_eq "$(cat "$udev/bcdDevice")" "0100" "bcdDevice"
 assert_eq "$(cat "$udev/product")" "isocam IC1280 USB camera" "product string"
@@ -194,6 +200,7 @@ ffs_stop
 reader_ended "$pid" /tmp/ffs-unplug.txt ENODEV 10 "unplugged while streaming"
 wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
 [ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
+! mountpoint -q /sys/kernel/config || fail "the emulator left configfs mounted"
 no_gadget_left || fail "the emulator left something behind"
 grep -E 'ffs: (cannot remove|umount|rmdir|unbinding)' "$FFS_LOG" &&
 	fail "the emulator's teardown complained"
@@ -206,5 +213,8 @@ capture_check GREY 320 240 30 30
 ffs_stop
 wait_for no_isocam_left 20 "the driver to go"
 no_gadget_left || fail "the second emulator left something behind"
-modprobe -r dummy_hcd || fail "modprobe -r dummy_hcd"
+mountpoint -q /sys/kernel/config || fail "the second emulator unmounted a configfs it did not mount"
+# No function instance is left to hold usb_f_fs.
+modprobe -r dummy_hcd usb_f_fs libcomposite || fail "modprobe -r dummy_hcd usb_f_fs libcomposite"
+umount /sys/kernel/config
 log "67-gadget-ffs: ok"
