@@ -213,6 +213,9 @@ enum ffs_ep0_result ffs_ep0_event(struct ffs_ep0 *e, int fd)
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EINTR)
 			return FFS_EP0_NONE;
+		/* a SETUP superseded by a newer event; that read cleared it */
+		if (errno == EIDRM)
+			return FFS_EP0_CANCELLED;
 		emu_log("%s: ffs: reading ep0 events failed: %s", e->name,
 			strerror(errno));
 		return FFS_EP0_ERROR;
