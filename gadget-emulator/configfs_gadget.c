@@ -440,7 +440,8 @@ int configfs_gadget_prepare(bool *mounted, char *err, size_t errlen)
 			set_err(err, errlen, "mount -t configfs none %s: %s%s",
 				CONFIGFS_MOUNT, strerror(errno),
 				errno == EPERM ? " (run as root)" :
-				errno == ENODEV ? " (no configfs in this kernel)" : "");
+				errno == ENODEV || errno == ENOENT ?
+				" (no configfs in this kernel: CONFIG_CONFIGFS_FS)" : "");
 			return -1;
 		}
 		*mounted = true;
