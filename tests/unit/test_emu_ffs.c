@@ -27,6 +27,7 @@
 #include "bridge.h"
 #include "configfs_gadget.h"
 #include "ffs_ep0.h"
+#include "ffs_gadget.h"
 #include "usb_descriptors.h"
 
 #define VENDOR_OUT (USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_INTERFACE)
@@ -440,6 +441,29 @@ static void test_default_udc(void **state)
 						     err, sizeof(err)), -1);
 }
 
+/* What applies to a FunctionFS gadget is taken, USB/IP-only lies are not. */
+static void test_gadget_config(void **state)
+{
+	struct ffs_gadget_config cfg = { .chip_id = IC1280_CHIP_ID };
+
+	(void)state;
+	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
+	cfg.fault_spec = "drop=1/40,nak=1/9,stall=1/7";
+	cfg.hostile_spec = "ph-len0,fid-flip,ctrl-stall,i2c-garbage";
+	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
+	cfg.fault_spec = "drop=1/40,vanish=after:30";
+	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
+	cfg.fault_spec = NULL;
+	cfg.hostile_spec = "ph-len0,iso-late";
+	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
+	cfg.hostile_spec = "desc-bulk";
+	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
+	cfg.hostile_spec = "ctrl-never";
+	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
+	cfg.hostile_spec = "ctrl-short,";
+	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_configfs_tree),
 		cmocka_unit_test(test_configfs_failure_undone),
 		cmocka_unit_test(test_default_udc),
+		cmocka_unit_test(test_gadget_config),
 	};
 
 	return cmocka_run_group_tests_name("emu_ffs", tests, NULL, NULL);
