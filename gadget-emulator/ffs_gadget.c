@@ -1,30 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * ffs_gadget.h: the camera served through FunctionFS.
- *
- * Design of the video endpoint. Payload transfers are written to the
- * endpoint file with Linux AIO (io_submit on the f_fs file, completions
- * signalled on an eventfd), at most VIDEO_SLOTS at once, each from a
- * buffer of its own, by the one thread that also serves ep0. A blocking
- * write() would not do: once the host stops reading (stream off) a write
- * in flight would block the thread, and its transfer, part of a frame of
- * the stream that ended, would be the first thing the next stream reads.
- * Stream off reaches the camera as the sensor's MODE_SELECT going to
- * standby (an i2c vendor request on ep0; the CLEAR_FEATURE(ENDPOINT_HALT)
- * after it is answered by the UDC and never seen here), so after every
- * ep0 event transfers queued for a stream that is no longer the sensor's
- * current one are cancelled (io_cancel dequeues the USB request), and
- * the next stream starts clean.
- *
- * Pacing is the USB/IP bulk path's: video_stream_poll() on the monotonic
- * clock says when frame data waits, else when the next capture is due;
- * the thread sleeps until then or until a transfer completes.
+ * ffs_gadget.h: the camera served through FunctionFS. One thread serves
+ * ep0 (ffs_ep0.h) and the video endpoint (ffs_video.h, which says why it
+ * writes with AIO and cancels at stream stops), sleeping in ppoll until
+ * an ep0 event, a completed transfer or the next capture is due.
  */
 #include "ffs_gadget.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/aio_abi.h>
 #include <linux/usb/ch9.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -43,26 +26,11 @@
 #include "configfs_gadget.h"
 #include "fault.h"
 #include "ffs_ep0.h"
+#include "ffs_video.h"
 #include "hostile.h"
-#include "ic1280_model.h"
 #include "log.h"
 #include "usb_descriptors.h"
 #include "video_stream.h"
-
-/* payload transfers queued on the endpoint at once (a ZLP takes one) */
-#define VIDEO_SLOTS		6
-/* lost transfers (faults) in a row before the loop looks at ep0 again */
-#define LOST_MAX		64u
-/* how long the stop waits for cancelled transfers to come back */
-#define DRAIN_MS		1000
-
-struct video_slot {
-	struct iocb cb;
-	uint8_t *buf;		/* ISOCAM_USB_BULK_MAX_PAYLOAD bytes */
-	bool busy;
-	bool cancelled;
-	uint32_t stream;	/* the sensor's stream it belongs to */
-};
 
 struct ffs_gadget {
 	struct ffs_gadget_config cfg;
@@ -81,8 +49,6 @@ struct ffs_gadget {
 	struct configfs_gadget *cg;
 	bool configfs_mounted;
 	int ep0, ep1;
-	aio_context_t aio;
-	int aio_fd;			/* eventfd: AIO completions */
 	int stop_fd;			/* eventfd: stop serving */
 	int done_fd;			/* eventfd: serving ended by itself */
 	pthread_t thread;
@@ -90,13 +56,10 @@ struct ffs_gadget {
 	bool failed;			/* set by the thread; read after join */
 
 	struct ffs_ep0 e0;
-	struct video_slot slot[VIDEO_SLOTS];
-	unsigned int in_flight;
-	uint16_t maxp;			/* the endpoint's at the bus speed */
+	struct ffs_video *video;
+	bool enabled;
 
-	/* under lock: the status line's */
-	const char *state;
-	uint64_t transfers, zlps, cancelled, ended_by_host, bytes;
+	const char *state;		/* under lock: the status line's */
 	uint64_t status_bytes, status_ns;
 };
 
@@ -106,34 +69,6 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* glibc has no wrappers for the kernel's own AIO */
-static int sys_io_setup(unsigned int nr, aio_context_t *ctx)
-{
-	return (int)syscall(SYS_io_setup, nr, ctx);
-}
-
-static int sys_io_destroy(aio_context_t ctx)
-{
-	return (int)syscall(SYS_io_destroy, ctx);
-}
-
-static int sys_io_submit(aio_context_t ctx, long n, struct iocb **cbs)
-{
-	return (int)syscall(SYS_io_submit, ctx, n, cbs);
-}
-
-static int sys_io_cancel(aio_context_t ctx, struct iocb *cb,
-			 struct io_event *ev)
-{
-	return (int)syscall(SYS_io_cancel, ctx, cb, ev);
-}
-
-static int sys_io_getevents(aio_context_t ctx, long min, long max,
-			    struct io_event *ev, struct timespec *ts)
-{
-	return (int)syscall(SYS_io_getevents, ctx, min, max, ev, ts);
 }
 
 /* ---- configuration checks ---- */
@@ -176,191 +111,6 @@ int ffs_gadget_check_config(const struct ffs_gadget_config *cfg)
 			p++;
 	}
 	return 0;
-}
-
-/* ---- the video endpoint ---- */
-
-static unsigned int free_slots(const struct ffs_gadget *g)
-{
-	return VIDEO_SLOTS - g->in_flight;
-}
-
-static struct video_slot *take_slot(struct ffs_gadget *g)
-{
-	unsigned int i;
-
-	for (i = 0; i < VIDEO_SLOTS; i++)
-		if (!g->slot[i].busy)
-			return &g->slot[i];
-	return NULL;
-}
-
-/* Queue len bytes of s (0: a zero-length packet) on the endpoint. */
-static int submit(struct ffs_gadget *g, struct video_slot *s, size_t len,
-		  uint32_t stream)
-{
-	struct iocb *cbs[1] = { &s->cb };
-
-	memset(&s->cb, 0, sizeof(s->cb));
-	s->cb.aio_data = (uint64_t)(s - g->slot);
-	s->cb.aio_lio_opcode = IOCB_CMD_PWRITE;
-	s->cb.aio_fildes = (uint32_t)g->ep1;
-	s->cb.aio_buf = (uint64_t)(uintptr_t)s->buf;
-	s->cb.aio_nbytes = len;
-	s->cb.aio_flags = IOCB_FLAG_RESFD;
-	s->cb.aio_resfd = (uint32_t)g->aio_fd;
-	if (sys_io_submit(g->aio, 1, cbs) != 1)
-		return -1;
-	s->busy = true;
-	s->cancelled = false;
-	s->stream = stream;
-	g->in_flight++;
-	return 0;
-}
-
-/* Cancel every transfer in flight, or those of a stream that ended. */
-static void cancel(struct ffs_gadget *g, bool all)
-{
-	struct ic1280 *sensor = bridge_sensor(g->bridge);
-	unsigned int i, n = 0;
-	uint32_t stream;
-	bool live;
-
-	if (!g->in_flight)
-		return;
-	pthread_mutex_lock(&g->lock);
-	live = ic1280_streaming(sensor);
-	stream = ic1280_stream_starts(sensor);
-	pthread_mutex_unlock(&g->lock);
-	for (i = 0; i < VIDEO_SLOTS; i++) {
-		struct video_slot *s = &g->slot[i];
-		struct io_event ev;
-
-		if (!s->busy || s->cancelled ||
-		    (!all && live && s->stream == stream))
-			continue;
-		s->cancelled = true;
-		n++;
-		/* EINPROGRESS: its completion comes through the ring */
-		if (sys_io_cancel(g->aio, &s->cb, &ev) < 0 &&
-		    errno != EINPROGRESS && errno != EINVAL && g->cfg.verbose)
-			emu_log("%s: ffs: io_cancel: %s", g->name,
-				strerror(errno));
-	}
-	if (n && g->cfg.verbose)
-		emu_log("%s: ffs: %s: %u transfer%s in flight cancelled",
-			g->name, all ? "stopping" : "stream stopped", n,
-			n == 1 ? "" : "s");
-}
-
-/* Collect completed transfers, waiting up to wait_ns for at least min. */
-static void reap(struct ffs_gadget *g, long min, uint64_t wait_ns)
-{
-	struct io_event ev[VIDEO_SLOTS];
-	struct timespec ts = {
-		.tv_sec = (time_t)(wait_ns / 1000000000ull),
-		.tv_nsec = (long)(wait_ns % 1000000000ull),
-	};
-	uint64_t cnt;
-	int n, i;
-
-	if (read(g->aio_fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
-		emu_log("%s: ffs: reading the AIO eventfd: %s", g->name,
-			strerror(errno));
-	if (!g->in_flight)
-		return;
-	n = sys_io_getevents(g->aio, min, VIDEO_SLOTS, ev, &ts);
-	if (n < 0) {
-		if (errno != EINTR)
-			emu_log("%s: ffs: io_getevents: %s", g->name,
-				strerror(errno));
-		return;
-	}
-	pthread_mutex_lock(&g->lock);
-	for (i = 0; i < n; i++) {
-		struct video_slot *s = &g->slot[ev[i].data % VIDEO_SLOTS];
-		int64_t res = ev[i].res;
-
-		if (!s->busy)
-			continue;
-		s->busy = false;
-		g->in_flight--;
-		if (res >= 0) {
-			if (res)
-				g->transfers++;
-			else
-				g->zlps++;
-			g->bytes += (uint64_t)res;
-		} else if (s->cancelled) {
-			g->cancelled++;
-		} else if (res == -ESHUTDOWN || res == -ECONNRESET ||
-			   res == -ENODEV) {
-			/* the endpoint went away: disable, reset, unplug */
-			g->ended_by_host++;
-		} else {
-			emu_log("%s: ffs: a video transfer failed: %s",
-				g->name, strerror((int)-res));
-		}
-	}
-	pthread_mutex_unlock(&g->lock);
-}
-
-/*
- * Queue the transfers frame data is ready for, as the USB/IP bulk path
- * completes its URBs. *wake: when to look again (the next capture)
- * if nothing waits for a free slot.
- */
-static void feed(struct ffs_gadget *g, uint64_t *wake)
-{
-	struct ic1280 *sensor = bridge_sensor(g->bridge);
-	unsigned int lost = 0;
-
-	*wake = UINT64_MAX;
-	/* two free: a transfer may need a zero-length packet after it */
-	while (g->ep1 >= 0 && g->maxp && free_slots(g) >= 2) {
-		struct video_slot *s = take_slot(g);
-		struct video_stream *vs;
-		uint64_t now = now_ns(), next;
-		uint32_t max, stream;
-		size_t n;
-
-		pthread_mutex_lock(&g->lock);
-		vs = bridge_video(g->bridge);
-		max = bridge_bulk_payload_max(g->bridge);
-		if (!max || !video_stream_poll(vs, now, &next)) {
-			pthread_mutex_unlock(&g->lock);
-			if (max && next < *wake)
-				*wake = next;
-			return;
-		}
-		n = video_stream_packet(vs, now, s->buf, max);
-		stream = ic1280_stream_starts(sensor);
-		pthread_mutex_unlock(&g->lock);
-		if (!n) {
-			/* lost (fault drop, hostile): the next one goes */
-			if (++lost < LOST_MAX)
-				continue;
-			*wake = now;
-			return;
-		}
-		if (submit(g, s, n, stream) < 0)
-			goto refused;
-		/*
-		 * A transfer ends with a short packet: one filling its last
-		 * packet needs a zero-length one after it, unless it fills
-		 * the host's whole URB (the contract's size, usb.h).
-		 */
-		if (n % g->maxp == 0 && n < ISOCAM_USB_BULK_MAX_PAYLOAD &&
-		    submit(g, take_slot(g), 0, stream) < 0)
-			goto refused;
-	}
-	return;
-refused:
-	/* EAGAIN: the endpoint was disabled; the DISABLE event follows */
-	if (errno != EAGAIN && errno != ESHUTDOWN)
-		emu_log("%s: ffs: queuing a video transfer failed: %s", g->name,
-			strerror(errno));
-	g->maxp = 0;
 }
 
 /* ---- ep0 events ---- */
@@ -413,6 +163,7 @@ static int on_ep0(struct ffs_gadget *g)
 	enum ffs_ep0_result r = ffs_ep0_event(&g->e0, g->ep0);
 	const char *speed;
 	bool configured;
+	uint16_t maxp;
 
 	switch (r) {
 	case FFS_EP0_ERROR:
@@ -437,15 +188,18 @@ static int on_ep0(struct ffs_gadget *g)
 			tell_bridge(g, USB_RECIP_DEVICE,
 				    USB_REQ_SET_CONFIGURATION,
 				    ISOCAM_USB_CONFIG_VALUE);
-		g->maxp = bus_maxp(g, &speed);
+		maxp = bus_maxp(g, &speed);
+		ffs_video_enable(g->video, maxp);
+		g->enabled = true;
 		emu_log("%s: ffs: configured (%s, bulk endpoint 0x%02x, %u-byte packets)",
-			g->name, speed, ISOCAM_USB_BULK_EP_ADDR, g->maxp);
+			g->name, speed, ISOCAM_USB_BULK_EP_ADDR, maxp);
 		set_state(g, "configured");
 		break;
 	case FFS_EP0_DISABLE:
 	case FFS_EP0_UNBIND:
 		/* f_fs ends the transfers in flight itself (-ESHUTDOWN) */
-		g->maxp = 0;
+		ffs_video_enable(g->video, 0);
+		g->enabled = false;
 		tell_bridge(g, USB_RECIP_DEVICE, USB_REQ_SET_CONFIGURATION, 0);
 		if (r == FFS_EP0_UNBIND)
 			emu_log("%s: ffs: unbound from UDC %s", g->name, g->udc);
@@ -456,7 +210,7 @@ static int on_ep0(struct ffs_gadget *g)
 		set_state(g, "suspended");
 		break;
 	case FFS_EP0_RESUME:
-		set_state(g, g->maxp ? "configured" : "bound, not configured");
+		set_state(g, g->enabled ? "configured" : "bound, not configured");
 		break;
 	default:
 		break;
@@ -472,13 +226,13 @@ static void *serve(void *arg)
 	for (;;) {
 		struct pollfd pfd[3] = {
 			{ .fd = g->ep0, .events = POLLIN },
-			{ .fd = g->aio_fd, .events = POLLIN },
+			{ .fd = ffs_video_event_fd(g->video), .events = POLLIN },
 			{ .fd = g->stop_fd, .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
 		uint64_t wake, now;
 
-		feed(g, &wake);
+		ffs_video_feed(g->video, &wake);
 		now = now_ns();
 		if (wake != UINT64_MAX) {
 			uint64_t d = wake > now ? wake - now : 0;
@@ -497,24 +251,18 @@ static void *serve(void *arg)
 		if (pfd[2].revents & POLLIN)
 			break;
 		if (pfd[1].revents & POLLIN)
-			reap(g, 0, 0);
+			ffs_video_reap(g->video);
 		if (pfd[0].revents & (POLLIN | POLLERR | POLLHUP)) {
 			if (on_ep0(g) < 0) {
 				g->failed = true;
 				break;
 			}
 			/* a stream stop shows in the sensor, set over ep0 */
-			cancel(g, false);
+			ffs_video_cancel(g->video, false);
 		}
 	}
-	cancel(g, true);
-	/* cancelled transfers come back at once; give stragglers a second */
-	{
-		uint64_t until = now_ns() + DRAIN_MS * 1000000ull;
-
-		while (g->in_flight && now_ns() < until)
-			reap(g, 1, until - now_ns());
-	}
+	/* ffs_video_free() collects them, after the UDC is unbound */
+	ffs_video_cancel(g->video, true);
 	if (g->failed && write(g->done_fd, &one, sizeof(one)) < 0)
 		emu_log("%s: ffs: signalling the end: %s", g->name,
 			strerror(errno));
@@ -641,34 +389,23 @@ static int open_function(struct ffs_gadget *g)
 		emu_log("%s: ffs: open %s: %s", g->name, path, strerror(errno));
 		return -1;
 	}
-	return 0;
+	g->video = ffs_video_new(g->name, g->cfg.verbose, g->ep1, g->bridge,
+				 &g->lock);
+	return g->video ? 0 : -1;
 }
 
 static int start(struct ffs_gadget *g)
 {
 	struct configfs_gadget_spec spec;
 	char err[512];
-	unsigned int i;
 	int r;
 
 	if (new_model(g) < 0)
 		return -1;
-	for (i = 0; i < VIDEO_SLOTS; i++) {
-		g->slot[i].buf = malloc(ISOCAM_USB_BULK_MAX_PAYLOAD);
-		if (!g->slot[i].buf) {
-			emu_log("%s: out of memory", g->name);
-			return -1;
-		}
-	}
-	g->aio_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	g->stop_fd = eventfd(0, EFD_CLOEXEC);
 	g->done_fd = eventfd(0, EFD_CLOEXEC);
-	if (g->aio_fd < 0 || g->stop_fd < 0 || g->done_fd < 0) {
+	if (g->stop_fd < 0 || g->done_fd < 0) {
 		emu_log("eventfd: %s", strerror(errno));
-		return -1;
-	}
-	if (sys_io_setup(VIDEO_SLOTS, &g->aio) < 0) {
-		emu_log("io_setup: %s", strerror(errno));
 		return -1;
 	}
 	if (!g->udc[0] && configfs_gadget_default_udc(CONFIGFS_UDC_CLASS, g->udc,
@@ -712,7 +449,6 @@ static int start(struct ffs_gadget *g)
 static void teardown(struct ffs_gadget *g)
 {
 	uint64_t one = 1;
-	unsigned int i;
 
 	if (g->thread_started) {
 		if (write(g->stop_fd, &one, sizeof(one)) < 0)
@@ -723,8 +459,7 @@ static void teardown(struct ffs_gadget *g)
 	/* the host sees the unplug now; what was still queued ends */
 	if (g->cg)
 		configfs_gadget_unbind(g->cg);
-	if (g->aio)
-		sys_io_destroy(g->aio);
+	ffs_video_free(g->video);
 	if (g->ep1 >= 0)
 		close(g->ep1);
 	if (g->ep0 >= 0)
@@ -732,13 +467,9 @@ static void teardown(struct ffs_gadget *g)
 	configfs_gadget_destroy(g->cg);
 	configfs_gadget_unprepare(g->configfs_mounted);
 	ffs_ep0_release(&g->e0);
-	for (i = 0; i < VIDEO_SLOTS; i++)
-		free(g->slot[i].buf);
 	bridge_free(g->bridge);
 	fault_free(g->fault);
 	hostile_free(g->hostile);
-	if (g->aio_fd >= 0)
-		close(g->aio_fd);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
 	if (g->done_fd >= 0)
@@ -757,7 +488,7 @@ struct ffs_gadget *ffs_gadget_start(const struct ffs_gadget_config *cfg)
 	}
 	g->cfg = *cfg;
 	g->cfg.udc = NULL;	/* kept in g->udc */
-	g->ep0 = g->ep1 = g->aio_fd = g->stop_fd = g->done_fd = -1;
+	g->ep0 = g->ep1 = g->stop_fd = g->done_fd = -1;
 	pthread_mutex_init(&g->lock, NULL);
 	snprintf(g->name, sizeof(g->name), "cam0");
 	/* the first USB/IP camera's serial: the same camera either way */
@@ -784,29 +515,28 @@ int ffs_gadget_done_fd(const struct ffs_gadget *g)
 void ffs_gadget_status(struct ffs_gadget *g)
 {
 	struct video_stream_stats st;
-	uint64_t now = now_ns(), transfers, zlps, cancelled, ended, bytes;
+	struct ffs_video_stats vst;
+	uint64_t now = now_ns();
 	const char *state;
 	double dt, mbs;
 
 	pthread_mutex_lock(&g->lock);
 	video_stream_get_stats(bridge_video(g->bridge), &st);
+	ffs_video_get_stats(g->video, &vst);
 	state = g->state;
-	transfers = g->transfers;
-	zlps = g->zlps;
-	cancelled = g->cancelled;
-	ended = g->ended_by_host;
-	bytes = g->bytes;
 	pthread_mutex_unlock(&g->lock);
 	dt = (double)(now - g->status_ns) / 1e9;
-	mbs = dt > 0 ? (double)(bytes - g->status_bytes) / dt / 1e6 : 0;
-	g->status_bytes = bytes;
+	mbs = dt > 0 ? (double)(vst.bytes - g->status_bytes) / dt / 1e6 : 0;
+	g->status_bytes = vst.bytes;
 	g->status_ns = now;
-	emu_log("%s ffs %s: %s, frames sent %llu dropped %llu, %.2f MB/s, transfers %llu done (%llu ZLPs), %llu cancelled at stream stops, %llu ended by the host",
+	emu_log("%s ffs %s: %s, frames sent %llu dropped %llu, %.2f MB/s, transfers %llu done (%llu ZLPs), %llu cancelled at stream stops, %llu ended by the host, %llu failed",
 		g->name, g->udc, state ? state : "?",
 		(unsigned long long)st.frames_sent,
 		(unsigned long long)st.frames_dropped, mbs,
-		(unsigned long long)transfers, (unsigned long long)zlps,
-		(unsigned long long)cancelled, (unsigned long long)ended);
+		(unsigned long long)vst.transfers, (unsigned long long)vst.zlps,
+		(unsigned long long)vst.cancelled,
+		(unsigned long long)vst.ended_by_host,
+		(unsigned long long)vst.failed);
 }
 
 unsigned int ffs_gadget_arm_hostile(struct ffs_gadget *g)

@@ -3,9 +3,12 @@
  * isocam-emu --gadget=ffs without a kernel: the FunctionFS descriptor and
  * string blobs parsed back, ep0 SETUPs dispatched to the real bridge over
  * a SOCK_SEQPACKET socketpair standing in for ep0 (one record per read or
- * write, as f_fs has one transfer per call), and the configfs plumbing
- * built in a temporary directory standing in for configfs.
+ * write, as f_fs has one transfer per call), the video endpoint's AIO
+ * writes into another one standing in for the bulk endpoint (there they
+ * complete at once), and the configfs plumbing built in a temporary
+ * directory standing in for configfs.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -22,12 +26,14 @@
 #include <linux/usb/functionfs.h>
 
 #include <isocam/ic1280_regs.h>
+#include <isocam/payload.h>
 #include <isocam/usb.h>
 
 #include "bridge.h"
 #include "configfs_gadget.h"
 #include "ffs_ep0.h"
 #include "ffs_gadget.h"
+#include "ffs_video.h"
 #include "usb_descriptors.h"
 
 #define VENDOR_OUT (USB_DIR_OUT | USB_TYPE_VENDOR | USB_RECIP_INTERFACE)
@@ -441,6 +447,222 @@ static void test_default_udc(void **state)
 						     err, sizeof(err)), -1);
 }
 
+/* ---- the video endpoint over a socketpair ---- */
+
+static void test_video_needs_zlp(void **state)
+{
+	(void)state;
+	assert_false(ffs_video_needs_zlp(24696, ISOCAM_USB_BULK_MAXP));
+	assert_true(ffs_video_needs_zlp(1024, ISOCAM_USB_BULK_MAXP));
+	assert_true(ffs_video_needs_zlp(512, ISOCAM_USB_BULK_MAXP));
+	/* fills the host's whole URB: that ends the transfer */
+	assert_false(ffs_video_needs_zlp(ISOCAM_USB_BULK_MAX_PAYLOAD,
+					 ISOCAM_USB_BULK_MAXP));
+	assert_true(ffs_video_needs_zlp(128, ISOCAM_USB_BULK_MAXP_FS));
+	assert_false(ffs_video_needs_zlp(0, ISOCAM_USB_BULK_MAXP));
+	assert_false(ffs_video_needs_zlp(512, 0));
+}
+
+#define VIDEO_MAX_RECORDS	256
+
+/* What the host side read: one record per transfer (0 bytes: a ZLP). */
+struct video_reader {
+	int fd;
+	pthread_mutex_t lock;
+	size_t len[VIDEO_MAX_RECORDS];
+	uint8_t head[VIDEO_MAX_RECORDS][ISOCAM_PH_LEN_FULL];
+	unsigned int n, frames;
+	bool done;
+};
+
+static void *read_records(void *arg)
+{
+	struct video_reader *r = arg;
+	static uint8_t buf[ISOCAM_USB_BULK_MAX_PAYLOAD + 1];
+
+	for (;;) {
+		ssize_t n = recv(r->fd, buf, sizeof(buf), 0);
+
+		if (n < 0)
+			break;
+		pthread_mutex_lock(&r->lock);
+		if (!n && r->done) {	/* the shutdown, not a ZLP */
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		if (r->n < VIDEO_MAX_RECORDS) {
+			r->len[r->n] = (size_t)n;
+			memcpy(r->head[r->n], buf, n < ISOCAM_PH_LEN_FULL ?
+			       (size_t)n : ISOCAM_PH_LEN_FULL);
+			r->n++;
+			if (n >= ISOCAM_PH_LEN_FULL &&
+			    (buf[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_EOF))
+				r->frames++;
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	return NULL;
+}
+
+static unsigned int reader_frames(struct video_reader *r)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&r->lock);
+	n = r->frames;
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
+static void sensor_mode(struct bridge *b, uint8_t mode)
+{
+	uint8_t w[3] = { IC1280_REG_MODE_SELECT >> 8,
+			 IC1280_REG_MODE_SELECT & 0xff, mode };
+	struct usb_setup s = { VENDOR_OUT, ISOCAM_REQ_I2C_WRITE,
+			       IC1280_I2C_ADDR, ISOCAM_USB_IFACE_NUM, 3 };
+
+	assert_int_equal(bridge_control(b, &s, w, sizeof(w)), 3);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Feed and reap for up to limit_ms, or until the reader has frames. */
+static void pump(struct ffs_video *v, struct video_reader *r,
+		 unsigned int frames, unsigned int limit_ms)
+{
+	uint64_t until = mono_ns() + limit_ms * 1000000ull;
+
+	while (reader_frames(r) < frames && mono_ns() < until) {
+		uint64_t wake, now;
+		struct timespec ts = { 0, 2000000 };
+
+		ffs_video_feed(v, &wake);
+		ffs_video_reap(v);
+		now = mono_ns();
+		if (wake > now && wake - now < 2000000)
+			ts.tv_nsec = (long)(wake - now);
+		nanosleep(&ts, NULL);
+	}
+	ffs_video_reap(v);
+}
+
+/*
+ * Frames from the real pipe as runs of payload transfers, each starting
+ * with its header; every transfer but a frame's last as long as the
+ * contract's URB; a ZLP after exactly those that need one (a 4-byte
+ * endpoint here, so that the frames' last transfers do); nothing queued
+ * once the sensor is in standby, nor while the endpoint is disabled.
+ */
+static void test_video_frames(void **state)
+{
+	struct bridge_config cfg = {
+		.name = "cam0", .serial = "ISOCAM0001",
+		.chip_id = IC1280_CHIP_ID, .transport = USB_TRANSPORT_BULK,
+	};
+	struct usb_setup conf = { 0, USB_REQ_SET_CONFIGURATION,
+				  ISOCAM_USB_CONFIG_VALUE, 0, 0 };
+	struct video_reader r = { .n = 0 };
+	struct ffs_video_stats st;
+	struct ffs_video *v;
+	struct bridge *b;
+	pthread_t th;
+	int sv[2];
+	unsigned int i, frames = 0, zlps = 0, data = 0;
+	size_t frame_len = 0, first_frame_len = 0;
+	uint64_t wake;
+	int fid = -1;
+
+	(void)state;
+	b = bridge_new(&cfg);
+	assert_non_null(b);
+	assert_int_equal(bridge_control(b, &conf, NULL, 0), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv), 0);
+	r.fd = sv[1];
+	pthread_mutex_init(&r.lock, NULL);
+	assert_int_equal(pthread_create(&th, NULL, read_records, &r), 0);
+	v = ffs_video_new("cam0", false, sv[0], b, NULL);
+	assert_non_null(v);
+
+	/* not enabled, or in standby: nothing goes */
+	ffs_video_feed(v, &wake);
+	assert_int_equal(ffs_video_in_flight(v), 0);
+	ffs_video_enable(v, 4);
+	ffs_video_feed(v, &wake);
+	assert_int_equal(wake, UINT64_MAX);
+	assert_int_equal(ffs_video_in_flight(v), 0);
+
+	sensor_mode(b, IC1280_MODE_STREAMING);
+	pump(v, &r, 3, 5000);
+	assert_true(reader_frames(&r) >= 3);
+
+	/* stream off: nothing more is queued */
+	sensor_mode(b, IC1280_MODE_STANDBY);
+	ffs_video_cancel(v, false);
+	pump(v, &r, UINT32_MAX, 100);
+	ffs_video_feed(v, &wake);
+	assert_int_equal(wake, UINT64_MAX);
+	assert_int_equal(ffs_video_in_flight(v), 0);
+
+	pthread_mutex_lock(&r.lock);
+	r.done = true;
+	pthread_mutex_unlock(&r.lock);
+	shutdown(sv[0], SHUT_WR);	/* the reader ends */
+	pthread_join(th, NULL);
+	ffs_video_get_stats(v, &st);
+	ffs_video_free(v);
+
+	for (i = 0; i < r.n; i++) {
+		const uint8_t *h = r.head[i];
+		bool eof;
+
+		if (!r.len[i]) {
+			/* a ZLP only right after a transfer that needs one */
+			assert_true(i > 0);
+			assert_true(ffs_video_needs_zlp(r.len[i - 1], 4));
+			zlps++;
+			continue;
+		}
+		data++;
+		if (i + 1 < r.n && ffs_video_needs_zlp(r.len[i], 4))
+			assert_int_equal(r.len[i + 1], 0);
+		assert_true(r.len[i] > ISOCAM_PH_LEN_FULL);
+		assert_true(r.len[i] <= ISOCAM_USB_BULK_MAX_PAYLOAD);
+		assert_int_equal(h[ISOCAM_PH_OFF_LEN], ISOCAM_PH_LEN_FULL);
+		assert_true(h[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_EOH);
+		eof = h[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_EOF;
+		if (fid < 0)
+			fid = h[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_FID;
+		/* one FID a frame */
+		assert_int_equal(h[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_FID, fid);
+		if (!eof)
+			assert_int_equal(r.len[i], ISOCAM_USB_BULK_MAX_PAYLOAD);
+		frame_len += r.len[i] - ISOCAM_PH_LEN_FULL;
+		if (eof) {
+			if (!first_frame_len)
+				first_frame_len = frame_len;
+			assert_int_equal(frame_len, first_frame_len);
+			frame_len = 0;
+			frames++;
+			fid ^= ISOCAM_PH_FID;
+		}
+	}
+	assert_true(frames >= 3);
+	assert_true(zlps >= 1);		/* 614412 - 9 x 65536: 24588 = 4 x 6147 */
+	assert_int_equal(st.transfers, data);
+	assert_int_equal(st.zlps, zlps);
+	assert_int_equal(st.failed, 0);
+	close(sv[0]);
+	close(sv[1]);
+	pthread_mutex_destroy(&r.lock);
+	bridge_free(b);
+}
+
 /* What applies to a FunctionFS gadget is taken, USB/IP-only lies are not. */
 static void test_gadget_config(void **state)
 {
@@ -486,6 +708,8 @@ int main(void)
 		cmocka_unit_test(test_configfs_failure_undone),
 		cmocka_unit_test(test_default_udc),
 		cmocka_unit_test(test_gadget_config),
+		cmocka_unit_test(test_video_needs_zlp),
+		cmocka_unit_test(test_video_frames),
 	};
 
 	return cmocka_run_group_tests_name("emu_ffs", tests, NULL, NULL);
