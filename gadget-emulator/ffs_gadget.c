@@ -394,12 +394,9 @@ static int open_function(struct ffs_gadget *g)
 	return g->video ? 0 : -1;
 }
 
-static int start(struct ffs_gadget *g)
+/* The camera and the thread's eventfds. */
+static int start_model(struct ffs_gadget *g)
 {
-	struct configfs_gadget_spec spec;
-	char err[512];
-	int r;
-
 	if (new_model(g) < 0)
 		return -1;
 	g->stop_fd = eventfd(0, EFD_CLOEXEC);
@@ -408,6 +405,31 @@ static int start(struct ffs_gadget *g)
 		emu_log("eventfd: %s", strerror(errno));
 		return -1;
 	}
+	return 0;
+}
+
+static int start_thread(struct ffs_gadget *g)
+{
+	int r;
+
+	g->state = "bound, not configured";
+	g->status_ns = now_ns();
+	r = pthread_create(&g->thread, NULL, serve, g);
+	if (r) {
+		emu_log("ffs: pthread_create: %s", strerror(r));
+		return -1;
+	}
+	g->thread_started = true;
+	return 0;
+}
+
+static int start(struct ffs_gadget *g)
+{
+	struct configfs_gadget_spec spec;
+	char err[512];
+
+	if (start_model(g) < 0)
+		return -1;
 	if (!g->udc[0] && configfs_gadget_default_udc(CONFIGFS_UDC_CLASS, g->udc,
 					       sizeof(g->udc), err,
 					       sizeof(err)) < 0) {
@@ -432,14 +454,8 @@ static int start(struct ffs_gadget *g)
 		emu_log("ffs: %s", err);
 		return -1;
 	}
-	g->state = "bound, not configured";
-	g->status_ns = now_ns();
-	r = pthread_create(&g->thread, NULL, serve, g);
-	if (r) {
-		emu_log("ffs: pthread_create: %s", strerror(r));
+	if (start_thread(g) < 0)
 		return -1;
-	}
-	g->thread_started = true;
 	emu_log("%s: gadget %s (%04x:%04x, bulk) on UDC %s, configfs %s",
 		g->name, g->gadget_name, ISOCAM_USB_VID, ISOCAM_USB_PID, g->udc,
 		configfs_gadget_dir(g->cg));
@@ -478,7 +494,7 @@ static void teardown(struct ffs_gadget *g)
 	free(g);
 }
 
-struct ffs_gadget *ffs_gadget_start(const struct ffs_gadget_config *cfg)
+static struct ffs_gadget *alloc_gadget(const struct ffs_gadget_config *cfg)
 {
 	struct ffs_gadget *g = calloc(1, sizeof(*g));
 
@@ -500,11 +516,42 @@ struct ffs_gadget *ffs_gadget_start(const struct ffs_gadget_config *cfg)
 				  .lock = &g->lock };
 	if (cfg->udc)
 		snprintf(g->udc, sizeof(g->udc), "%s", cfg->udc);
-	if (start(g) < 0) {
+	return g;
+}
+
+struct ffs_gadget *ffs_gadget_start(const struct ffs_gadget_config *cfg)
+{
+	struct ffs_gadget *g = alloc_gadget(cfg);
+
+	if (g && start(g) < 0) {
 		teardown(g);
 		return NULL;
 	}
 	return g;
+}
+
+struct ffs_gadget *ffs_gadget_serve_fds(const struct ffs_gadget_config *cfg,
+					int ep0_fd, int video_fd)
+{
+	struct ffs_gadget *g = alloc_gadget(cfg);
+
+	if (!g) {
+		close(ep0_fd);
+		close(video_fd);
+		return NULL;
+	}
+	g->ep0 = ep0_fd;
+	g->ep1 = video_fd;
+	if (start_model(g) < 0)
+		goto fail;
+	g->video = ffs_video_new(g->name, cfg->verbose, g->ep1, g->bridge,
+				 &g->lock);
+	if (!g->video || start_thread(g) < 0)
+		goto fail;
+	return g;
+fail:
+	teardown(g);
+	return NULL;
 }
 
 int ffs_gadget_done_fd(const struct ffs_gadget *g)

@@ -39,6 +39,14 @@ int ffs_gadget_check_config(const struct ffs_gadget_config *cfg);
 /* Set up, bind and serve; NULL with the reason logged (all undone). */
 struct ffs_gadget *ffs_gadget_start(const struct ffs_gadget_config *cfg);
 
+/*
+ * Test seam: the same camera and serving thread on ep0_fd and video_fd,
+ * stand-ins for the FunctionFS files (socketpairs), without configfs,
+ * functionfs or a UDC (high speed). Takes both descriptors.
+ */
+struct ffs_gadget *ffs_gadget_serve_fds(const struct ffs_gadget_config *cfg,
+					int ep0_fd, int video_fd);
+
 /* Readable once the serving thread ended by itself (an ep0 failure). */
 int ffs_gadget_done_fd(const struct ffs_gadget *g);
 

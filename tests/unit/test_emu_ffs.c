@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -663,6 +664,107 @@ static void test_video_frames(void **state)
 	bridge_free(b);
 }
 
+/* ---- the serving thread, on socketpairs for ep0 and the endpoint ---- */
+
+static void send_event(int fd, unsigned int type)
+{
+	struct usb_functionfs_event ev = { .type = (__u8)type };
+
+	assert_int_equal(write(fd, &ev, sizeof(ev)), sizeof(ev));
+}
+
+/* An i2c write of MODE_SELECT as the host's SETUP and its data stage. */
+static void host_mode(int fd, uint8_t mode)
+{
+	uint8_t w[3] = { IC1280_REG_MODE_SELECT >> 8,
+			 IC1280_REG_MODE_SELECT & 0xff, mode };
+	struct usb_functionfs_event ev = { .type = FUNCTIONFS_SETUP };
+
+	ev.u.setup.bRequestType = VENDOR_OUT;
+	ev.u.setup.bRequest = ISOCAM_REQ_I2C_WRITE;
+	ev.u.setup.wValue = htole16(IC1280_I2C_ADDR);
+	ev.u.setup.wIndex = htole16(ISOCAM_USB_IFACE_NUM);
+	ev.u.setup.wLength = htole16(sizeof(w));
+	assert_int_equal(write(fd, &ev, sizeof(ev)), sizeof(ev));
+	assert_int_equal(write(fd, w, sizeof(w)), sizeof(w));
+}
+
+/* Frames (EOF transfers) read from the endpoint within limit_ms. */
+static unsigned int host_frames(int fd, unsigned int want,
+				unsigned int limit_ms)
+{
+	static uint8_t buf[ISOCAM_USB_BULK_MAX_PAYLOAD];
+	unsigned int frames = 0;
+	struct timeval tv = { 0, 100000 };
+	uint64_t until = mono_ns() + limit_ms * 1000000ull;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	while (frames < want && mono_ns() < until) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < ISOCAM_PH_LEN_FULL)
+			continue;	/* timeout, ZLP */
+		assert_int_equal(buf[ISOCAM_PH_OFF_LEN], ISOCAM_PH_LEN_FULL);
+		if (buf[ISOCAM_PH_OFF_INFO] & ISOCAM_PH_EOF)
+			frames++;
+	}
+	return frames;
+}
+
+/*
+ * The gadget's serving thread end to end: ENABLE configures the bridge,
+ * a vendor IN request is answered, MODE_SELECT streaming over ep0 makes
+ * frames flow on the endpoint, standby stops them, DISABLE too.
+ */
+static void test_gadget_serve(void **state)
+{
+	struct ffs_gadget_config cfg = { .chip_id = IC1280_CHIP_ID };
+	struct ffs_gadget *g;
+	int e0[2], vid[2];
+	uint8_t buf[64];
+	struct timeval tv = { 2, 0 };
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, e0), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET, 0, vid), 0);
+	g = ffs_gadget_serve_fds(&cfg, e0[0], vid[0]);
+	assert_non_null(g);
+	setsockopt(e0[1], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+
+	send_event(e0[1], FUNCTIONFS_BIND);
+	send_event(e0[1], FUNCTIONFS_ENABLE);
+	{
+		struct usb_functionfs_event ev = { .type = FUNCTIONFS_SETUP };
+
+		ev.u.setup.bRequestType = VENDOR_IN;
+		ev.u.setup.bRequest = ISOCAM_REQ_GET_STATUS;
+		ev.u.setup.wIndex = htole16(ISOCAM_USB_IFACE_NUM);
+		ev.u.setup.wLength = htole16(ISOCAM_BRIDGE_STATUS_LEN);
+		assert_int_equal(write(e0[1], &ev, sizeof(ev)), sizeof(ev));
+	}
+	assert_int_equal(recv(e0[1], buf, sizeof(buf), 0),
+			 ISOCAM_BRIDGE_STATUS_LEN);
+	assert_int_equal(buf[0], ISOCAM_BRIDGE_FW_MAJOR);
+
+	host_mode(e0[1], IC1280_MODE_STREAMING);
+	assert_int_equal(host_frames(vid[1], 3, 5000), 3);
+	host_mode(e0[1], IC1280_MODE_STANDBY);
+	host_frames(vid[1], UINT32_MAX, 300);	/* what was on its way */
+	assert_int_equal(host_frames(vid[1], 1, 300), 0);
+
+	/* streaming again, then the endpoint goes: nothing more */
+	host_mode(e0[1], IC1280_MODE_STREAMING);
+	assert_int_equal(host_frames(vid[1], 2, 5000), 2);
+	send_event(e0[1], FUNCTIONFS_DISABLE);
+	host_frames(vid[1], UINT32_MAX, 300);
+	assert_int_equal(host_frames(vid[1], 1, 300), 0);
+
+	ffs_gadget_status(g);
+	assert_int_equal(ffs_gadget_stop(g), 0);
+	close(e0[1]);
+	close(vid[1]);
+}
+
 /* What applies to a FunctionFS gadget is taken, USB/IP-only lies are not. */
 static void test_gadget_config(void **state)
 {
@@ -710,6 +812,7 @@ int main(void)
 		cmocka_unit_test(test_gadget_config),
 		cmocka_unit_test(test_video_needs_zlp),
 		cmocka_unit_test(test_video_frames),
+		cmocka_unit_test(test_gadget_serve),
 	};
 
 	return cmocka_run_group_tests_name("emu_ffs", tests, NULL, NULL);
