@@ -38,6 +38,9 @@ _ffs_cleanup() {
 		kill -TERM "$FFS_PID" 2>/dev/null
 		wait "$FFS_PID" 2>/dev/null
 	fi
+	modprobe -r dummy_hcd 2>/dev/null
+	# guest-run.sh mounts configfs for every script
+	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
 	return 0
 }
 trap _ffs_cleanup EXIT
@@ -126,7 +129,7 @@ modprobe dummy_hcd || fail "modprobe dummy_hcd"
 wait_for "[ -e /sys/class/udc/$UDC ]" 10 "$UDC"
 load_isocam_modules
 # The first emulator mounts configfs itself (and unmounts it at exit); the
-# second finds it mounted and leaves it.
+# second finds it mounted (as guest-run.sh leaves it) and leaves it.
 ! mountpoint -q /sys/kernel/config || umount /sys/kernel/config ||
 	fail "cannot unmount configfs for the first run"
 kmsg_mark "ffs plug"
@@ -216,5 +219,4 @@ no_gadget_left || fail "the second emulator left something behind"
 mountpoint -q /sys/kernel/config || fail "the second emulator unmounted a configfs it did not mount"
 # No function instance is left to hold usb_f_fs.
 modprobe -r dummy_hcd usb_f_fs libcomposite || fail "modprobe -r dummy_hcd usb_f_fs libcomposite"
-umount /sys/kernel/config
 log "67-gadget-ffs: ok"
