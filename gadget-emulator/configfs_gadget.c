@@ -435,6 +435,21 @@ int configfs_gadget_prepare(bool *mounted, char *err, size_t errlen)
 	struct stat st;
 
 	*mounted = false;
+	/*
+	 * configfs itself may be a module (Debian's is); libcomposite needs
+	 * it, so loading that brings /sys/kernel/config too.
+	 */
+	if (!has_filesystem("functionfs") || !has_filesystem("configfs") ||
+	    stat(CONFIGFS_MOUNT, &st) < 0) {
+		if (modprobe(err, errlen) < 0) {
+			size_t n = strlen(err);
+
+			set_err(err + n, errlen - n,
+				": the kernel needs configfs, libcomposite and usb_f_fs (CONFIG_CONFIGFS_FS, CONFIG_USB_LIBCOMPOSITE, CONFIG_USB_F_FS)");
+			return -1;
+		}
+		emu_log("ffs: loaded libcomposite and usb_f_fs");
+	}
 	if (!is_mounted(CONFIGFS_MOUNT, "configfs")) {
 		if (mount("none", CONFIGFS_MOUNT, "configfs", 0, NULL) < 0) {
 			set_err(err, errlen, "mount -t configfs none %s: %s%s",
@@ -447,17 +462,7 @@ int configfs_gadget_prepare(bool *mounted, char *err, size_t errlen)
 		*mounted = true;
 		emu_log("ffs: mounted configfs at %s", CONFIGFS_MOUNT);
 	}
-	if (!has_filesystem("functionfs") ||
-	    stat(CONFIGFS_GADGET_ROOT, &st) < 0) {
-		if (modprobe(err, errlen) < 0) {
-			size_t n = strlen(err);
-
-			set_err(err + n, errlen - n,
-				": the kernel needs libcomposite and usb_f_fs (CONFIG_USB_LIBCOMPOSITE, CONFIG_USB_F_FS)");
-			return -1;
-		}
-		emu_log("ffs: loaded libcomposite and usb_f_fs");
-	}
+	/* usb_f_fs needs libcomposite: both are there, or modprobe failed */
 	if (stat(CONFIGFS_GADGET_ROOT, &st) < 0) {
 		set_err(err, errlen, "%s: %s (libcomposite not loaded?)",
 			CONFIGFS_GADGET_ROOT, strerror(errno));
