@@ -272,8 +272,9 @@ const char *configfs_gadget_mount_ffs(struct configfs_gadget *g,
 	}
 	if (mount(g->instance, tmpl, "functionfs", MS_NOSUID | MS_NODEV |
 		  MS_NOEXEC, NULL) < 0) {
-		set_err(err, errlen, "mount -t functionfs %s %s: %s", g->instance,
-			tmpl, strerror(errno));
+		set_err(err, errlen, "mount -t functionfs %s %s: %s%s",
+			g->instance, tmpl, strerror(errno), errno == ENODEV ?
+			" (no functionfs: usb_f_fs, CONFIG_USB_F_FS)" : "");
 		rmdir(tmpl);
 		return NULL;
 	}
@@ -437,10 +438,11 @@ int configfs_gadget_prepare(bool *mounted, char *err, size_t errlen)
 	*mounted = false;
 	/*
 	 * configfs itself may be a module (Debian's is); libcomposite needs
-	 * it, so loading that brings /sys/kernel/config too.
+	 * it, so loading that brings /sys/kernel/config too. (functionfs
+	 * appears in /proc/filesystems only with the first ffs instance.)
 	 */
-	if (!has_filesystem("functionfs") || !has_filesystem("configfs") ||
-	    stat(CONFIGFS_MOUNT, &st) < 0) {
+	if (stat("/sys/module/usb_f_fs", &st) < 0 ||
+	    !has_filesystem("configfs") || stat(CONFIGFS_MOUNT, &st) < 0) {
 		if (modprobe(err, errlen) < 0) {
 			size_t n = strlen(err);
 
@@ -466,10 +468,6 @@ int configfs_gadget_prepare(bool *mounted, char *err, size_t errlen)
 	if (stat(CONFIGFS_GADGET_ROOT, &st) < 0) {
 		set_err(err, errlen, "%s: %s (libcomposite not loaded?)",
 			CONFIGFS_GADGET_ROOT, strerror(errno));
-		return -1;
-	}
-	if (!has_filesystem("functionfs")) {
-		set_err(err, errlen, "the kernel has no functionfs (usb_f_fs, CONFIG_USB_F_FS)");
 		return -1;
 	}
 	return 0;
