@@ -191,16 +191,9 @@ log "gadget after the cycles: $st"
 [[ "$st" =~ ([0-9]+)\ cancelled ]] || fail "no cancelled count in the status line: $st"
 log "transfers cancelled at stream stops: ${BASH_REMATCH[1]}"
 
-# --- unplug --------------------------------------------------------------------
-step "unplug (the emulator stops, the UDC is unbound) while streaming"
-v4l2-ctl -d "$NODE" -v width=640,height=480,pixelformat=YUYV || fail "set-fmt"
-"$STREAM" -n 1000000 -t 10000 "$NODE" >/tmp/ffs-unplug.txt 2>&1 &
-pid=$!
-camera_track "$pid"
-f0=$(cam_stat frames)
-wait_for '[ "$(cam_stat frames 0)" -ge $((f0 + 5)) ]' 30 "frames before the unplug"
+# --- stop while idle --------------------------------------------------------
+step "stop the emulator while idle: an unplug, and nothing left behind"
 ffs_stop
-reader_ended "$pid" /tmp/ffs-unplug.txt ENODEV 10 "unplugged while streaming"
 wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
 [ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
 ! mountpoint -q /sys/kernel/config || fail "the emulator left configfs mounted"
@@ -209,14 +202,22 @@ grep -E 'ffs: (cannot remove|umount|rmdir|unbinding)' "$FFS_LOG" &&
 	fail "the emulator's teardown complained"
 log "$(grep -E 'shutting down|stopped' "$FFS_LOG" | sed 's/^isocam-emu\[[ 0-9.]*\]: //' | tr '\n' ' ')"
 
-# --- and again -----------------------------------------------------------------
-step "a second gadget after the first is gone"
+# --- unplug while streaming ----------------------------------------------------
+step "a second gadget, unplugged (the emulator stops, the UDC is unbound) while streaming"
 ffs_start
 capture_check GREY 320 240 30 30
+v4l2-ctl -d "$NODE" -v width=640,height=480,pixelformat=YUYV || fail "set-fmt"
+"$STREAM" -n 1000000 -t 10000 "$NODE" >/tmp/ffs-unplug.txt 2>&1 &
+pid=$!
+camera_track "$pid"
+f0=$(cam_stat frames)
+wait_for '[ "$(cam_stat frames 0)" -ge $((f0 + 5)) ]' 30 "frames before the unplug"
 ffs_stop
-wait_for no_isocam_left 20 "the driver to go"
+wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
+[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
 no_gadget_left || fail "the second emulator left something behind"
 mountpoint -q /sys/kernel/config || fail "the second emulator unmounted a configfs it did not mount"
+reader_ended "$pid" /tmp/ffs-unplug.txt ENODEV 10 "unplugged while streaming"
 # No function instance is left to hold usb_f_fs.
 modprobe -r dummy_hcd usb_f_fs libcomposite || fail "modprobe -r dummy_hcd usb_f_fs libcomposite"
 log "67-gadget-ffs: ok"
