@@ -1,12 +1,15 @@
-# isocam-emu: the emulated camera served over USB/IP.
+# isocam-emu: the emulated camera served over USB/IP or FunctionFS.
 include $(ROOT)/gadget-emulator/model.mk
 
 EMU_DIR := $(ROOT)/gadget-emulator
-# Everything USB and network (this file's owner); model.mk has the insides.
+# Everything USB and network (this file's owner), USB/IP and FunctionFS
+# (ffs_*, configfs_gadget); model.mk has the insides.
 EMU_USB_SRCS := $(EMU_DIR)/usbip_proto.c $(EMU_DIR)/usb_descriptors.c \
 	$(EMU_DIR)/i2c_bus.c $(EMU_DIR)/bridge.c $(EMU_DIR)/fault.c \
 	$(EMU_DIR)/log.c $(EMU_DIR)/usbip_reply.c $(EMU_DIR)/usbip_session.c \
-	$(EMU_DIR)/usbip_server.c
+	$(EMU_DIR)/usbip_server.c $(EMU_DIR)/ffs_ep0.c \
+	$(EMU_DIR)/configfs_gadget.c $(EMU_DIR)/ffs_video.c \
+	$(EMU_DIR)/ffs_gadget.c
 EMU_SRCS := $(EMU_USB_SRCS) $(EMU_MODEL_SRCS)
 EMU_HDRS := $(wildcard $(EMU_DIR)/*.h) $(wildcard $(ROOT)/include/isocam/*.h)
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * isocam-emu: the emulated isocam camera, served over USB/IP.
+ * isocam-emu: the emulated isocam camera, served over USB/IP, or as a
+ * Linux USB gadget through FunctionFS (--gadget=ffs).
  * Signals arrive through a signalfd, so no handler touches shared state.
  */
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <isocam/ic1280_regs.h>
 #include <isocam/usb.h>
 
+#include "ffs_gadget.h"
 #include "hostile.h"
 #include "log.h"
 #include "usbip_server.h"
@@ -94,6 +96,18 @@ static void usage(FILE *f)
 "                   frame is captured as soon as the one before it is\n"
 "                   sent, whatever the frame rate set, so every\n"
 "                   microframe carries a full packet\n"
+"  --gadget=KIND    usbip (default): serve over USB/IP as above; ffs: be\n"
+"                   a real USB gadget instead, through configfs and\n"
+"                   FunctionFS, with the bulk personality (as\n"
+"                   --transport=bulk); needs root, libcomposite and\n"
+"                   usb_f_fs. Creates usb_gadget/isocam-PID under\n"
+"                   configfs, mounts functionfs in a private directory,\n"
+"                   binds the UDC and undoes all of it on exit. The\n"
+"                   USB/IP options (--bind, --port, --count, limits,\n"
+"                   iso) and the USB/IP-only faults and hostile modes\n"
+"                   are refused with it\n"
+"  --udc=NAME       with --gadget=ffs: the USB device controller to bind\n"
+"                   (default: the first in /sys/class/udc)\n"
 "  -v, --verbose    log every i2c register write (\"cam0: i2c 0x3c write\n"
 "                   reg 0x5000 = 0x20\", while streaming \" (next frame N)\":\n"
 "                   the first frame that shows it), STALL, alt change and\n"
@@ -164,6 +178,75 @@ static int parse_nonzero(const char *opt, const char *s, unsigned long max,
 	return 0;
 }
 
+/*
+ * Signals, the status line and the end of serving, as for USB/IP; the
+ * gadget serves on its own thread. 0 after a signal, 1 on a failure.
+ */
+static int run_ffs(const struct ffs_gadget_config *fcfg, int sfd,
+		   unsigned long status_s)
+{
+	struct ffs_gadget *g = ffs_gadget_start(fcfg);
+	uint64_t next_status;
+	bool run = true;
+	int ret = 0;
+
+	if (!g)
+		return 1;
+	if (fcfg->chip_id != IC1280_CHIP_ID)
+		emu_log("faking a wrong sensor: CHIP_ID reads 0x%04x",
+			fcfg->chip_id);
+	if (fcfg->fault_spec && *fcfg->fault_spec)
+		emu_log("fault injection: %s (seed %u)", fcfg->fault_spec,
+			fcfg->seed);
+	next_status = now_ms() + status_s * 1000;
+	while (run) {
+		struct pollfd pfd[2] = {
+			{ .fd = ffs_gadget_done_fd(g), .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		int64_t wait = (int64_t)(next_status - now_ms());
+		int r = poll(pfd, 2, !status_s ? -1 : wait > 0 ? (int)wait : 0);
+
+		if (r < 0 && errno != EINTR) {
+			emu_log("poll: %s", strerror(errno));
+			ret = 1;
+			break;
+		}
+		if (status_s && now_ms() >= next_status) {
+			ffs_gadget_status(g);
+			next_status = now_ms() + status_s * 1000;
+		}
+		if (r <= 0)
+			continue;
+		if (pfd[0].revents & POLLIN) {
+			emu_log("the gadget stopped serving; shutting down");
+			ret = 1;
+			break;
+		}
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) != sizeof(si))
+				continue;
+			if (si.ssi_signo == SIGUSR1) {
+				ffs_gadget_status(g);
+			} else if (si.ssi_signo == SIGUSR2) {
+				if (!ffs_gadget_arm_hostile(g))
+					emu_log("SIGUSR2: no dormant hostile mode to arm");
+			} else if (si.ssi_signo != SIGPIPE) {
+				emu_log("%s: shutting down",
+					strsignal((int)si.ssi_signo));
+				run = false;
+			}
+		}
+	}
+	ffs_gadget_status(g);
+	if (ffs_gadget_stop(g) < 0)
+		ret = 1;
+	emu_log("stopped");
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,6 +266,8 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "free-run", no_argument, NULL, 'F' },
 		{ "transport", required_argument, NULL, 'T' },
+		{ "gadget", required_argument, NULL, 'G' },
+		{ "udc", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -195,7 +280,12 @@ int main(int argc, char **argv)
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
 	unsigned long v, status_s = STATUS_INTERVAL_S;
+	/* USB/IP-only options given, for --gadget=ffs to refuse */
+	const char *usbip_only = NULL;
+	const char *udc = NULL;
+	bool ffs = false;
 	uint64_t next_status;
+	struct ffs_gadget_config fcfg;
 	struct usbip_server *srv;
 	sigset_t mask;
 	int sfd, c;
@@ -204,9 +294,11 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
+			usbip_only = "--bind";
 			cfg.bind = optarg;
 			break;
 		case 'p':
+			usbip_only = "--port";
 			if (parse_ulong("--port", optarg, 65535, &v) < 0)
 				return 2;
 			cfg.port = (uint16_t)v;
@@ -216,6 +308,8 @@ int main(int argc, char **argv)
 					  USBIP_SERVER_MAX_CAMERAS, &v) < 0)
 				return 2;
 			cfg.count = (unsigned int)v;
+			if (v > 1)
+				usbip_only = "--count above 1";
 			break;
 		case 'c':
 			if (parse_ulong("--chip-id", optarg, 0xffff, &v) < 0)
@@ -246,22 +340,26 @@ int main(int argc, char **argv)
 				return 2;
 			break;
 		case 'L':
+			usbip_only = "--late-tolerance";
 			if (parse_ulong("--late-tolerance", optarg, 60000, &v) < 0)
 				return 2;
 			cfg.late_tolerance_ms = (unsigned int)v;
 			break;
 		case 'C':
+			usbip_only = "--max-clients";
 			if (parse_nonzero("--max-clients", optarg, 1024, &v) < 0)
 				return 2;
 			cfg.max_clients = (unsigned int)v;
 			break;
 		case 'R':
+			usbip_only = "--request-timeout";
 			if (parse_nonzero("--request-timeout", optarg, 3600,
 					  &v) < 0)
 				return 2;
 			cfg.request_timeout_ms = (unsigned int)v * 1000;
 			break;
 		case 'U':
+			usbip_only = "--first-urb-timeout";
 			if (parse_ulong("--first-urb-timeout", optarg, 86400, &v) < 0)
 				return 2;
 			cfg.first_urb_timeout_ms = v ? (unsigned int)v * 1000 :
@@ -281,6 +379,19 @@ int main(int argc, char **argv)
 			}
 			cfg.transport = !strcmp(optarg, "bulk") ?
 					USB_TRANSPORT_BULK : USB_TRANSPORT_ISO;
+			if (cfg.transport == USB_TRANSPORT_ISO)
+				usbip_only = "--transport=iso";
+			break;
+		case 'G':
+			if (strcmp(optarg, "usbip") && strcmp(optarg, "ffs")) {
+				fprintf(stderr, "isocam-emu: --gadget=%s: expected usbip or ffs\n",
+					optarg);
+				return 2;
+			}
+			ffs = !strcmp(optarg, "ffs");
+			break;
+		case 'D':
+			udc = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -300,6 +411,27 @@ int main(int argc, char **argv)
 	/* here, so that the whole list of valid names reaches the user */
 	if (check_hostile(cfg.hostile_spec) < 0)
 		return 2;
+	if (ffs && usbip_only) {
+		fprintf(stderr, "isocam-emu: %s is for USB/IP; --gadget=ffs is one bulk camera on a USB device controller\n",
+			usbip_only);
+		return 2;
+	}
+	if (!ffs && udc) {
+		fprintf(stderr, "isocam-emu: --udc needs --gadget=ffs\n");
+		return 2;
+	}
+	fcfg = (struct ffs_gadget_config){
+		.udc = udc,
+		.chip_id = cfg.chip_id,
+		.fault_spec = cfg.fault_spec,
+		.seed = cfg.seed,
+		.hostile_spec = cfg.hostile_spec,
+		.hostile_on_signal = cfg.hostile_on_signal,
+		.verbose = cfg.verbose,
+		.free_run = cfg.free_run,
+	};
+	if (ffs && ffs_gadget_check_config(&fcfg) < 0)
+		return 2;
 
 	/* block before any thread starts, so every thread inherits it */
 	sigemptyset(&mask);
@@ -316,6 +448,13 @@ int main(int argc, char **argv)
 	if (sfd < 0) {
 		fprintf(stderr, "isocam-emu: signalfd: %s\n", strerror(errno));
 		return 1;
+	}
+
+	if (ffs) {
+		int ret = run_ffs(&fcfg, sfd, status_s);
+
+		close(sfd);
+		return ret;
 	}
 
 	srv = usbip_server_new(&cfg);

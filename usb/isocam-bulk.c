@@ -27,7 +27,10 @@
 /*
  * Bulk URBs that fail go back at once, not at the bus's pace as iso URBs
  * do: a device that fails every one would keep the completion path busy.
- * This many failures in a row end the stream.
+ * After this many failures in a row none goes back, and the watchdog
+ * ends the stream (isocam_watchdog()): an unplug looks the same until
+ * the hub reports it (every URB in flight fails, -EPROTO), and then the
+ * application must see the device gone, not an I/O error.
  */
 #define ISOCAM_BULK_MAX_ERRORS	16
 
@@ -141,9 +144,9 @@ static void isocam_bulk_complete(struct urb *urb)
 	default:
 		isocam_urb_error(dev, urb->status);
 		if (++dev->bulk_errors >= ISOCAM_BULK_MAX_ERRORS) {
-			if (isocam_stream_fail(dev))
-				dev_err(&dev->intf->dev, "stream stopped: %u bulk URBs in a row failed, the last with %d; STREAMOFF to recover\n",
-					dev->bulk_errors, urb->status);
+			/* None goes back, the others in flight included. */
+			WRITE_ONCE(dev->urbs_live, false);
+			WRITE_ONCE(dev->bulk_last_error, urb->status);
 			return;
 		}
 		break;

@@ -218,6 +218,22 @@ static void isocam_watchdog(struct work_struct *work)
 	unsigned long flags;
 	u64 urbs;
 	u32 seen;
+	int status;
+
+	status = READ_ONCE(dev->bulk_last_error);
+	if (status) {
+		/*
+		 * Bulk URBs kept failing (isocam-bulk.c). An unplug starts
+		 * like that: it gets one whole tick to reach disconnect,
+		 * whose -ENODEV is the truth for the application.
+		 */
+		if (!dev->bulk_failed_ticks++)
+			goto again;
+		if (!READ_ONCE(dev->disconnected) && isocam_stream_fail(dev))
+			dev_err(&dev->intf->dev, "stream stopped: %u bulk URBs in a row failed, the last with %d; STREAMOFF to recover\n",
+				READ_ONCE(dev->bulk_errors), status);
+		return;
+	}
 
 	spin_lock_irqsave(&dev->slock, flags);
 	as = dev->asm_snap;
@@ -235,6 +251,7 @@ static void isocam_watchdog(struct work_struct *work)
 				as.out_of_sync, as.bus_errors);
 		return;
 	}
+again:
 	schedule_delayed_work(&dev->watchdog,
 			      msecs_to_jiffies(ISOCAM_WATCHDOG_MS));
 }
@@ -809,6 +826,8 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 	dev->stream_failed = false;
 	spin_unlock_irqrestore(&dev->slock, flags);
 	dev->bulk_errors = 0;
+	dev->bulk_last_error = 0;
+	dev->bulk_failed_ticks = 0;
 
 	ret = v4l2_subdev_call(dev->sd, video, s_stream, 1);
 	if (ret) {

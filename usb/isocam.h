@@ -152,6 +152,9 @@ struct isocam_dev {
 	u32 packet_bytes;	/* of the alt in use; bulk: bytes per URB */
 	/* Bulk URBs completed with an error in a row (completion only). */
 	unsigned int bulk_errors;
+	/* The status that made them too many (isocam_watchdog()), or 0. */
+	int bulk_last_error;
+	unsigned int bulk_failed_ticks;	/* watchdog ticks since then */
 	int alt;		/* alt in use, 0 when idle */
 	bool streaming;
 	u32 sequence;

@@ -107,6 +107,8 @@ static inline unsigned int isocam_usb_maxp_bytes(unsigned int wmaxp)
  */
 #define ISOCAM_USB_BULK_EP_ADDR		ISOCAM_USB_ISO_EP_ADDR	/* 0x81 */
 #define ISOCAM_USB_BULK_MAXP		512
+/* the same endpoint at full speed (a gadget on a full-speed UDC) */
+#define ISOCAM_USB_BULK_MAXP_FS		64
 #define ISOCAM_USB_BULK_MAX_PAYLOAD	65536	/* header included */
 /* the smallest URB that carries a header and one byte of data */
 #define ISOCAM_USB_BULK_MIN_URB		(ISOCAM_PH_LEN_FULL + 1)

@@ -44,3 +44,13 @@ $(BUILD)/tests/test_emu_reply: $(ROOT)/tests/unit/test_emu_reply.c \
 UNIT_TESTS += $(BUILD)/tests/test_emu_hostile $(BUILD)/tests/test_emu_reply
 UNIT_TESTS += $(BUILD)/tests/test_emu_usbip $(BUILD)/tests/test_emu_fault \
 	$(BUILD)/tests/test_emu_bridge $(BUILD)/tests/test_emu_server
+
+# --gadget=ffs: FunctionFS blobs, ep0 dispatch over a socketpair, the
+# configfs plumbing in a temporary tree.
+$(BUILD)/tests/test_emu_ffs: $(ROOT)/tests/unit/test_emu_ffs.c \
+		$(EMU_SRCS) $(EMU_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
+		$(EMU_MODEL_LIBS)
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_ffs

@@ -39,28 +39,6 @@ kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p" >"$RESULTS/kmsg.txt"; }
 # halts: how many CLEAR_FEATURE(ENDPOINT_HALT) the camera has seen (-v).
 halts() { grep -c ': endpoint 0x81 halt cleared' "$CAMERA_EMU_LOG" || true; }
 
-# bus_clean WHAT: nothing lost on the bus or refused by the driver so far.
-bus_clean() {
-	local k
-	for k in urb_errors bad_urbs resubmit_errors bad_packets bad_descs \
-		stream_failures bulk_halts bus_errors; do
-		assert_eq "$(cam_stat $k)" 0 "$1: $k"
-	done
-}
-
-# reader_ended PID OUT ERRNO SECONDS WHAT: the isocam-stream reader PID
-# (its summary in OUT) ends within SECONDS, exits 0 and says it stopped on
-# ERRNO.
-reader_ended() {
-	local pid=$1 out=$2 errno=$3 what=$5 st=0 r
-	wait_for "! kill -0 $pid 2>/dev/null" "$4" "$what: the reader to end"
-	wait "$pid" || st=$?
-	r=$(cat "$out")
-	log "$what: status $st: $r"
-	assert_eq "$st" 0 "$what: isocam-stream's exit status"
-	[[ "$r" == *errno=$errno* ]] || fail "$what: the reader did not get $errno: $r"
-}
-
 # capture_check FOURCC W H FPS N [ISOCAM-CHECK OPTIONS]: N frames with
 # MMAP at FPS, every one verified (lib-driver.sh, capture_verify), and
 # nothing lost on the bus or refused by the driver.
