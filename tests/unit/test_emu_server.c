@@ -1268,8 +1268,15 @@ static size_t wire_capture(bool copy, const char *faults, uint8_t *out,
 			   size_t cap)
 {
 	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
+	/*
+	 * Bus time still follows the host's clock without pacing: a test
+	 * thread the host stalls would skip microframes in one capture and
+	 * not the other. A tolerance far above any stall pauses the bus
+	 * clock instead, so both captures see the same microframes.
+	 */
 	struct usbip_server_config cfg = {
 		.no_pacing = true, .copy_packets = copy, .fault_spec = faults,
+		.late_tolerance_ms = 60000,
 	};
 	struct usbip_server *saved = use_server(&cfg);
 	struct usbip_ret ret;
