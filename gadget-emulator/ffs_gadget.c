@@ -273,14 +273,10 @@ static void *serve(void *arg)
 
 static void log_hostile(const struct ffs_gadget *g)
 {
-	if (!hostile_any(g->hostile))
-		return;
-	if (hostile_armed(g->hostile))
-		emu_log("%s: hostile %s active", g->name,
-			hostile_list(g->hostile));
-	else
-		emu_log("%s: hostile %s dormant until SIGUSR2", g->name,
-			hostile_list(g->hostile));
+	char d[1200];
+
+	if (hostile_describe(g->hostile, d, sizeof(d)))
+		emu_log("%s: %s", g->name, d);
 }
 
 static int new_model(struct ffs_gadget *g)

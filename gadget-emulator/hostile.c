@@ -275,6 +275,19 @@ const char *hostile_list(const struct hostile *h)
 	return h ? h->list : "";
 }
 
+bool hostile_describe(const struct hostile *h, char *buf, size_t len)
+{
+	if (!hostile_any(h))
+		return false;
+	if (hostile_armed(h))
+		snprintf(buf, len, "hostile %s active", h->list);
+	else
+		snprintf(buf, len, "hostile %s dormant until SIGUSR2%s", h->list,
+			 hostile_any_desc(h) ?
+			 " (its descriptor modes apply from start)" : "");
+	return true;
+}
+
 /* --- isochronous replies --- */
 
 uint64_t hostile_iso_deadline(const struct hostile *h, uint64_t deadline_ns)

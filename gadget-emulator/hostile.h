@@ -114,6 +114,12 @@ bool hostile_armed(const struct hostile *h);
 bool hostile_arm(struct hostile *h);
 /* The modes asked for, comma-separated, for log lines. */
 const char *hostile_list(const struct hostile *h);
+/*
+ * A camera's startup line on what it will lie about, and from when
+ * ("hostile LIST active", or dormant until SIGUSR2), into buf; false
+ * when no mode is set.
+ */
+bool hostile_describe(const struct hostile *h, char *buf, size_t len);
 
 const char *hostile_mode_name(enum hostile_mode m);
 enum hostile_group hostile_mode_group(enum hostile_mode m);

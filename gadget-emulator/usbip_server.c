@@ -91,16 +91,10 @@ static uint64_t now_ns(void)
 /* At startup: what the camera will lie about, and from when. */
 static void log_hostile(const struct emu_camera *cam)
 {
-	if (!hostile_any(cam->hostile))
-		return;
-	if (hostile_armed(cam->hostile))
-		emu_log("%s: hostile %s active", cam->name,
-			hostile_list(cam->hostile));
-	else
-		emu_log("%s: hostile %s dormant until SIGUSR2%s", cam->name,
-			hostile_list(cam->hostile),
-			hostile_any_desc(cam->hostile) ?
-			" (its descriptor modes apply from start)" : "");
+	char d[1200];
+
+	if (hostile_describe(cam->hostile, d, sizeof(d)))
+		emu_log("%s: %s", cam->name, d);
 }
 
 struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
