@@ -65,7 +65,7 @@ if make -C "$KDIR" M="$mod" W=1 modules >"$LOGS/modules.log" 2>&1; then
 	grep -E 'warning:|error:' "$LOGS/modules.log" || true
 else
 	tail -n 40 "$LOGS/modules.log"
-	bad "modules against $KDIR (see $LOGS/modules.log)"
+	bad_log "modules against $KDIR" "$LOGS/modules.log"
 	finish
 fi
 env_file=$ROOT/build/debug/kernel.env

@@ -90,12 +90,12 @@ done
 # --- kernel style: checkpatch --strict, sparse, W=1 (make lint) ---------------
 section "lint"
 "$ROOT/scripts/lint.sh" 2>&1 | tee "$LOGS/lint.log"
-if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "lint (see $LOGS/lint.log)"; fi
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad_log lint "$LOGS/lint.log"; fi
 
 # --- installed like a driver: make install, uninstall, DKMS ------------------
 section "install (make install, make uninstall, DKMS)"
 "$ROOT/tests/install/install.sh" 2>&1 | tee "$LOGS/install.log"
-if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "install (see $LOGS/install.log)"; fi
+if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad_log install "$LOGS/install.log"; fi
 
 # --- the VM harness self-test -----------------------------------------------
 section "vm: harness self-test"
@@ -142,7 +142,7 @@ if [ "$demo_ok" = 1 ]; then
 		{ echo "check: demo-hd.mkv is $hd, not mjpeg,1280,960,$want"; demo_ok=0; }
 	echo "check: demo-hd.mkv holds $want 1280x960 MJPEG frames"
 fi
-if [ "$demo_ok" = 1 ]; then ok; else bad "demo (see $LOGS/demo.log)"; fi
+if [ "$demo_ok" = 1 ]; then ok; else bad_log demo "$LOGS/demo.log"; fi
 
 # --- verdict ------------------------------------------------------------------
 print_verdict "$LOGS"

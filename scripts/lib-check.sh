@@ -4,10 +4,14 @@
 passed=0
 failed=0
 failures=()
+tails=()
 t0=$(date +%s)
 
 ok() { passed=$((passed + ${2:-1})); }
 bad() { failed=$((failed + ${2:-1})); failures+=("$1"); }
+# bad_log NAME LOG: NAME failed; the summary shows LOG's last lines, because
+# the summary is what a CI page keeps when it cuts a long run's output.
+bad_log() { bad "$1 (see $2)"; tails+=("$2"); }
 section() { printf '\n==== %s  [+%ss]\n' "$*" "$(($(date +%s) - t0))"; }
 
 # vm_tally SUMMARY STATUS: count run-vm.sh's PASS/FAIL/SKIP lines.
@@ -30,6 +34,10 @@ vm_tally() {
 print_verdict() {
 	local f
 	section "summary ($(($(date +%s) - t0))s, logs in $1)"
+	for f in "${tails[@]}"; do
+		echo "---- the last 25 lines of $f"
+		tail -n 25 "$f" 2>/dev/null || echo "(no log)"
+	done
 	for f in "${failures[@]}"; do echo "failed: $f"; done
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]
