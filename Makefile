@@ -41,7 +41,7 @@ all: modules userspace
 help:
 	@echo "make deps      install every Debian package needed (root)"
 	@echo "make           build the modules (KDIR=...) and userspace"
-	@echo "make demo      boot the VM, plug the camera, stream, save out/"
+	@echo "make demo      boot the VM, plug the camera, stream, save out/ (GADGET=1: as a USB gadget)"
 	@echo "make check     unit tests, fuzzers and the VM suite"
 	@echo "make check-debug  the VM suite on a KASAN/lockdep/kmemleak kernel (built once, cached)"
 	@echo "make lint      checkpatch --strict and sparse on kernel code"

@@ -7,6 +7,8 @@
 # of the frames just before and just after the change; and demo-hd.mkv,
 # the 1280x960 MJPEG the camera sent, as sent (no re-encoding).
 #   DEMO_OUT   where the files go (default out/)
+#   GADGET=1   plug the camera as a real USB gadget (isocam-emu --gadget=ffs
+#              on dummy_hcd, bulk) instead of over USB/IP
 # Extra arguments go to tests/vm/run-vm.sh (e.g. --timeout 600).
 set -uo pipefail
 
@@ -16,7 +18,14 @@ RUN=$ROOT/build/demo
 GUEST=$ROOT/tests/vm/demo/demo-guest.sh
 name=$(basename "$GUEST" .sh)
 
-echo "demo: booting the VM (Debian's kernel under QEMU) to run $name"
+if [ "${GADGET:-0}" = 1 ]; then
+	export ISOCAM_DEMO_GADGET=1
+	how="as a USB gadget on dummy_hcd"
+else
+	unset ISOCAM_DEMO_GADGET
+	how="over USB/IP"
+fi
+echo "demo: booting the VM (Debian's kernel under QEMU) to run $name, the camera plugged $how"
 rm -rf "$RUN"
 "$ROOT/tests/vm/run-vm.sh" --out "$RUN" "$@" "$GUEST"
 status=$?

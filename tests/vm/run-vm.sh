@@ -41,6 +41,8 @@
 #   RESULTS       a writable dir; its files land in OUT/<name>/results/
 #   MATRIX_ONLY   passed on from run-vm.sh's own environment when set: the
 #                 fault matrix's rows to run (62-driver-fault-matrix.sh)
+#   ISOCAM_DEMO_GADGET  passed on likewise: 1 makes the demo's guest half
+#                 plug the camera as a gadget (`make demo GADGET=1`)
 # and every load of isocam in the guest gets num_urbs=$ISOCAM_VM_NUM_URBS
 # (default 32, from /etc/modprobe.d): the driver's default of 8 is sized
 # for real hardware, and USB/IP under TCG answers in bursts.
@@ -234,6 +236,7 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 	printf 'KVER=%q\nTIMEOUT=%q\nKEEP_GOING=%q\n' "$KVER" "$TIMEOUT" "$KEEP_GOING"
 	printf 'MODDIR=%q\nKCONFIG=%q\nMODULES=%q\n' "$MODDIR" "$KCONFIG" "$MODULES"
 	[ -z "${MATRIX_ONLY:-}" ] || printf 'export MATRIX_ONLY=%q\n' "$MATRIX_ONLY"
+	[ -z "${ISOCAM_DEMO_GADGET:-}" ] || printf 'export ISOCAM_DEMO_GADGET=%q\n' "$ISOCAM_DEMO_GADGET"
 	printf 'export ISOCAM_VM_NUM_URBS=%q\n' "${ISOCAM_VM_NUM_URBS:-32}"
 	printf 'SCRIPTS=('
 	printf ' %q' "${ABS[@]}"

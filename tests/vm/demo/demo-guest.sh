@@ -6,6 +6,9 @@
 # halfway from a second process, and check every captured frame; then
 # five seconds of 1280x960 MJPEG at 30 fps, the JPEGs as the camera sent
 # them, checked too.
+# ISOCAM_DEMO_GADGET=1 (`make demo GADGET=1`): the camera is a real USB
+# gadget instead (isocam-emu --gadget=ffs on dummy_hcd's UDC, the bulk
+# personality), plugged straight into the guest's dummy host controller.
 # Leaves in $RESULTS: demo.yuyv (raw 640x480 YUYV), demo.env (size, rate,
 # the frame index where the change shows, frames dropped and why),
 # timeline.txt, demo-hd.mjpeg (the JPEGs back to back), hd-check.txt and
@@ -19,6 +22,7 @@
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-gadget.sh"
 
 require_cmd ffmpeg v4l2-ctl usbip
 
@@ -34,22 +38,38 @@ VALUE=80
 
 demo_step() { printf '\n### %s\n' "$*"; }
 
-demo_step "load the drivers: ic1280 (sensor), isocam (USB bridge)"
-load_isocam_modules
-lsmod | grep -E '^(isocam|ic1280) '
+GADGET=${ISOCAM_DEMO_GADGET:-0}
+if [ "$GADGET" = 1 ]; then
+	# shellcheck disable=SC2317
+	_demo_cleanup() { set +e; _camera_cleanup; gadget_cleanup; }
+	trap _demo_cleanup EXIT
+	demo_step "load the drivers: ic1280 (sensor), isocam (USB bridge); dummy_hcd (a USB device controller wired to a host controller)"
+	gadget_setup
+	lsmod | grep -E '^(isocam|ic1280|dummy_hcd) '
 
-demo_step "start the emulated camera: isocam-emu (USB/IP server on port $EMU_PORT)"
-start_emu -v
+	demo_step "plug in the camera as a real USB gadget: isocam-emu --gadget=ffs --udc=$UDC (configfs, FunctionFS, bulk)"
+	ffs_start -v
+	grep -E 'ffs: ' "$FFS_LOG" | sed 's/^isocam-emu\[[ 0-9.]*\]: /camera: /' | head -n 5
+else
+	demo_step "load the drivers: ic1280 (sensor), isocam (USB bridge)"
+	load_isocam_modules
+	lsmod | grep -E '^(isocam|ic1280) '
 
-demo_step "plug it in: usbip attach -r 127.0.0.1 -b 1-1"
-usbip --tcp-port "$EMU_PORT" list -r 127.0.0.1
-attach_camera 1-1
-wait_for 'camera_video_node >/dev/null' 20 "the camera's video node"
-NODE=$(camera_video_node)
-wait_for "[ -c $NODE ]" 10 "$NODE"
+	demo_step "start the emulated camera: isocam-emu (USB/IP server on port $EMU_PORT)"
+	start_emu -v
+
+	demo_step "plug it in: usbip attach -r 127.0.0.1 -b 1-1"
+	usbip --tcp-port "$EMU_PORT" list -r 127.0.0.1
+	attach_camera 1-1
+	wait_for 'camera_video_node >/dev/null' 20 "the camera's video node"
+	NODE=$(camera_video_node)
+	wait_for "[ -c $NODE ]" 10 "$NODE"
+	driver_debugfs
+fi
 dmesg | grep -E 'isocam|ic1280' | tail -n 5
 v4l2-ctl -d "$NODE" --info | sed -n '1,6p'
-driver_debugfs
+TRANSPORT=$(cam_stat transport)
+echo "demo: isocam drives $NODE over $TRANSPORT transfers"
 late0=$(cam_stat dropped_frames)
 bad0=$(cam_stat error_frames)
 
@@ -68,7 +88,7 @@ wait_for "[ \$(stat -c %s /tmp/demo.yuyv 2>/dev/null || echo 0) -ge $half ]" 30 
 v4l2-ctl -d "$NODE" -C "$CONTROL"
 v4l2-ctl -d "$NODE" -c "$CONTROL=$VALUE"
 v4l2-ctl -d "$NODE" -C "$CONTROL"
-grep -m1 'write reg .* (next frame' "$CAMERA_EMU_LOG" | sed 's/^/camera: /' || true
+grep -m1 'write reg .* (next frame' "${CAMERA_EMU_LOG:-$FFS_LOG}" | sed 's/^/camera: /' || true
 
 wait "$FF_PID" || fail "ffmpeg failed: $(tail -n 5 "$RESULTS/ffmpeg.log")"
 FF_PID=
@@ -86,7 +106,11 @@ demo_step "every dropped frame and its cause"
 drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/timeline.txt" | tail -n 1)
 late=$(($(cam_stat dropped_frames) - late0))
 bad=$(($(cam_stat error_frames) - bad0))
-cam_dropped=$(emu_frames_dropped 1-1)
+if [ "$GADGET" = 1 ]; then
+	cam_dropped=$(ffs_frames_dropped)
+else
+	cam_dropped=$(emu_frames_dropped 1-1)
+fi
 cause="none"
 if [ "${drops:-0}" -gt 0 ]; then
 	cause="ffmpeg late to requeue (driver had no buffer): $late; flagged bad on the bus: $bad; the camera could not send (polled late): ${cam_dropped:-0}"
@@ -106,6 +130,8 @@ VALUE=$VALUE
 CHANGE_FRAME=$change
 DROPPED=${drops:-0}
 DROP_CAUSES="$cause"
+TRANSPORT=$TRANSPORT
+GADGET=$GADGET
 EOF
 
 demo_step "HD: ${SECS} s of 1280x960 MJPEG at $FPS fps with ffmpeg (-c:v copy: the camera's JPEGs)"
@@ -131,6 +157,13 @@ echo "demo: HD: $HD_FRAMES JPEGs, $(($(stat -c %s /tmp/demo-hd.mjpeg) / HD_FRAME
 mv /tmp/demo-hd.mjpeg "$RESULTS/demo-hd.mjpeg"
 echo "HD_FRAMES=$HD_FRAMES" >>"$RESULTS/demo.env"
 
-demo_step "unplug: usbip detach"
-camera_stop
+if [ "$GADGET" = 1 ]; then
+	demo_step "unplug: stop the gadget (it unbinds the UDC)"
+	ffs_stop
+	wait_for no_isocam_left 20 "the driver's entries to go"
+	no_gadget_left || fail "the gadget emulator left something behind"
+else
+	demo_step "unplug: usbip detach"
+	camera_stop
+fi
 echo "demo: the camera streamed $FRAMES frames (${drops:-0} dropped); $CONTROL=$VALUE shows from frame $change"

@@ -11,6 +11,11 @@
 #  - stream stop/start cycles: each stop the sensor's standby (the
 #    CLEAR_FEATURE after it is the UDC's), each start delivering, and the
 #    next capture is clean (no transfer of an old stream leaks into it);
+#  - the same gadget exported by the kernel's usbip-host (usbip bind,
+#    usbipd) and attached through vhci: isocam lets go of the direct
+#    device, binds the vhci one, captures checked frames, and a vhci
+#    detach while streaming is an unplug (ENODEV); usbip unbind gives the
+#    device back to isocam directly;
 #  - unplug by stopping the emulator while streaming (it unbinds the
 #    UDC): the reader gets ENODEV, nothing of the driver is left, and the
 #    emulator leaves no configfs directory and no mount behind.
@@ -18,78 +23,31 @@
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-gadget.sh"
 
 require_cmd v4l2-ctl
 
 CHECK=$ISOCAM_BUILD/isocam-check
 STREAM=$ISOCAM_BUILD/isocam-stream
-UDC=dummy_udc.0
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
 [ -x "$EMU_BIN" ] || fail "$EMU_BIN is not built (make)"
 
-FFS_PID=
-FFS_RUNS=0
+USBIPD_PID=
+USBIPD_PORT=3241
+BUSID=
 # shellcheck disable=SC2317
 _ffs_cleanup() {
 	set +e
 	_camera_cleanup
-	if [ -n "$FFS_PID" ]; then
-		kill -TERM "$FFS_PID" 2>/dev/null
-		wait "$FFS_PID" 2>/dev/null
+	if [ -n "$USBIPD_PID" ]; then
+		[ -z "$BUSID" ] || usbip unbind -b "$BUSID" >/dev/null 2>&1
+		kill -TERM "$USBIPD_PID" 2>/dev/null
+		wait "$USBIPD_PID" 2>/dev/null
 	fi
-	modprobe -r dummy_hcd 2>/dev/null
-	# guest-run.sh mounts configfs for every script
-	mountpoint -q /sys/kernel/config || mount -t configfs configfs /sys/kernel/config
-	return 0
+	gadget_cleanup
 }
 trap _ffs_cleanup EXIT
-
-# ffs_start [ARGS...]: the gadget emulator on $UDC, and isocam bound to
-# it through dummy_hcd's host side; sets NODE, INTF, DBG, FFS_LOG.
-ffs_start() {
-	FFS_RUNS=$((FFS_RUNS + 1))
-	FFS_LOG=$RESULTS/isocam-emu-ffs-$FFS_RUNS.log
-	"$EMU_BIN" --gadget=ffs --udc="$UDC" "$@" >"$FFS_LOG" 2>&1 &
-	FFS_PID=$!
-	log "isocam-emu --gadget=ffs --udc=$UDC $* (pid $FFS_PID, log $FFS_LOG)"
-	wait_for "grep -q 'on UDC $UDC' '$FFS_LOG' || ! kill -0 $FFS_PID 2>/dev/null" 20 \
-		"the gadget to bind"
-	kill -0 "$FFS_PID" 2>/dev/null || { cat "$FFS_LOG" >&2; FFS_PID=; fail "isocam-emu --gadget=ffs exited at start"; }
-	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
-	driver_debugfs
-}
-
-# ffs_stop: SIGTERM the emulator (it unbinds the UDC: an unplug) and check
-# it stopped cleanly.
-ffs_stop() {
-	local pid=$FFS_PID st=0
-	FFS_PID=
-	kill -TERM "$pid"
-	wait "$pid" || st=$?
-	[ "$st" = 0 ] || { tail -n 20 "$FFS_LOG" >&2; fail "isocam-emu --gadget=ffs exited with $st on SIGTERM"; }
-	grep -q 'stopped' "$FFS_LOG" || fail "isocam-emu --gadget=ffs did not log a clean stop"
-}
-
-# no_gadget_left: no configfs gadget, functionfs mount or mount point of
-# ours (configfs is mounted to look, if the emulator unmounted it).
-no_gadget_left() {
-	local d
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-	for d in /sys/kernel/config/usb_gadget/isocam-* /tmp/isocam-ffs.*; do
-		[ ! -e "$d" ] || { log "left behind: $d"; return 1; }
-	done
-	! grep -q ' functionfs ' /proc/mounts || { log "left behind: $(grep functionfs /proc/mounts)"; return 1; }
-}
-
-# ffs_status: a fresh status line of the gadget emulator (SIGUSR1).
-ffs_status() {
-	local n
-	n=$(grep -c 'cam0 ffs ' "$FFS_LOG" || true)
-	kill -USR1 "$FFS_PID" || fail "isocam-emu is gone"
-	wait_for "[ \$(grep -c 'cam0 ffs ' '$FFS_LOG') -gt $n ]" 5 "the gadget's status line"
-	grep 'cam0 ffs ' "$FFS_LOG" | tail -n 1 | sed 's/^isocam-emu\[[ 0-9.]*\]: //'
-}
 
 # capture_check FOURCC W H FPS N: N frames, every one verified.
 capture_check() {
@@ -106,10 +64,7 @@ capture_check() {
 
 # --- the gadget ----------------------------------------------------------------
 step "the camera as a FunctionFS gadget on $UDC"
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-modprobe dummy_hcd || fail "modprobe dummy_hcd"
-wait_for "[ -e /sys/class/udc/$UDC ]" 10 "$UDC"
-load_isocam_modules
+gadget_setup
 # The first emulator mounts configfs itself (and unmounts it at exit); the
 # second finds it mounted (as guest-run.sh leaves it) and leaves it.
 ! mountpoint -q /sys/kernel/config || umount /sys/kernel/config ||
@@ -172,6 +127,48 @@ st=$(ffs_status)
 log "gadget after the cycles: $st"
 [[ "$st" =~ ([0-9]+)\ cancelled ]] || fail "no cancelled count in the status line: $st"
 log "transfers cancelled at stream stops: ${BASH_REMATCH[1]}"
+
+# --- through usbip-host and vhci ---------------------------------------------
+step "the gadget exported by the kernel's usbip-host, attached through vhci"
+BUSID=${udev##*/}
+modprobe usbip-host || fail "modprobe usbip-host"
+modprobe vhci-hcd || fail "modprobe vhci-hcd"
+usbipd -4 --tcp-port "$USBIPD_PORT" >"$RESULTS/usbipd.log" 2>&1 &
+USBIPD_PID=$!
+usbip bind -b "$BUSID" >>"$RESULTS/usbipd.log" 2>&1 || fail "usbip bind -b $BUSID"
+wait_for no_isocam_left 20 "isocam to let go of $BUSID"
+[ -e "/sys/bus/usb/drivers/usbip-host/$BUSID" ] || fail "usbip-host did not take $BUSID"
+# usbipd may still be starting: try until it answers.
+wait_for "usbip --tcp-port $USBIPD_PORT attach -r 127.0.0.1 -b $BUSID >>'$RESULTS/usbipd.log' 2>&1" 20 \
+	"usbip attach of $BUSID through vhci"
+wait_for 'NODE=$(cam_node)' 30 "the isocam video node through vhci"
+driver_debugfs
+[[ "$(readlink -f "$INTF")" == */vhci_hcd.* ]] || fail "isocam is not bound through vhci: $(readlink -f "$INTF")"
+assert_eq "$(cam_stat transport)" bulk "debugfs transport through vhci"
+log "through vhci: $NODE at $(readlink -f "$INTF")"
+# Two hops of loopback TCP and dummy_hcd carry about 22 MB/s under TCG:
+# 640x480 YUYV at 15 fps is half of that.
+capture_check GREY 320 240 30 60
+capture_check YUYV 640 480 15 60
+"$STREAM" -n 1000000 -t 10000 "$NODE" >/tmp/ffs-vhci.txt 2>&1 &
+pid=$!
+camera_track "$pid"
+f0=$(cam_stat frames)
+wait_for "[ \"\$(cam_stat frames 0)\" -ge $((f0 + 5)) ]" 30 "frames through vhci before the detach"
+read -r port _ <<<"$(_vhci_used_ports)"
+[ -n "$port" ] || fail "no vhci port in use"
+usbip detach -p "$port" >>"$RESULTS/usbipd.log" 2>&1 || fail "usbip detach -p $port"
+wait_for no_isocam_left 20 "the driver's entries to go after the vhci detach"
+reader_ended "$pid" /tmp/ffs-vhci.txt ENODEV 10 "detached from vhci while streaming"
+usbip unbind -b "$BUSID" >>"$RESULTS/usbipd.log" 2>&1 || fail "usbip unbind -b $BUSID"
+wait_for 'NODE=$(cam_node)' 30 "isocam to bind the gadget directly again"
+driver_debugfs
+assert_eq "$(basename "$(dirname "$(readlink -f "$INTF")")")" "$BUSID" "the device isocam binds again"
+kill -TERM "$USBIPD_PID"
+wait "$USBIPD_PID" 2>/dev/null || true
+USBIPD_PID=
+modprobe -r vhci-hcd usbip-host || fail "modprobe -r vhci-hcd usbip-host"
+capture_check GREY 320 240 30 30
 
 # --- stop while idle --------------------------------------------------------
 step "stop the emulator while idle: an unplug, and nothing left behind"
