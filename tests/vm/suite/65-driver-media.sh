@@ -19,13 +19,13 @@
 
 require_cmd media-ctl v4l2-ctl v4l2-compliance python3
 
-# cam_media: /dev/mediaN of the bound camera (its USB device's).
+# cam_media: /dev/mediaN of the bound camera. Media nodes sit on the
+# "media" bus (there is no media class): the camera's is a child of its
+# USB device (media_device_usb_init).
 cam_media() {
-	local m usbdev
-	usbdev=$(readlink -f "$INTF/..")
-	for m in /sys/class/media/media*; do
-		[ "$(readlink -f "$m/device")" = "$usbdev" ] && [ -c "/dev/${m##*/}" ] &&
-			{ echo "/dev/${m##*/}"; return 0; }
+	local m
+	for m in "$(readlink -f "$INTF/..")"/media*; do
+		[ -c "/dev/${m##*/}" ] && { echo "/dev/${m##*/}"; return 0; }
 	done
 	return 1
 }
@@ -99,5 +99,5 @@ wait_for 'MEDIA=$(cam_media)' 10 "the camera's media device"
 hold media "$MEDIA"
 unplug
 release media
-wait_for '[ -z "$(ls /sys/class/media 2>/dev/null)" ]' 10 "the media device to go"
+wait_for '[ -z "$(ls /sys/bus/media/devices 2>/dev/null)" ]' 10 "the media device to go"
 stop_emu
