@@ -39,10 +39,11 @@ DBUS_SESSION_BUS_ADDRESS=$(dbus-daemon --session --fork --print-address) ||
 	fail "dbus-daemon --session"
 export DBUS_SESSION_BUS_ADDRESS
 PW_PIDS+=("$(pgrep -n dbus-daemon)")
-pipewire >"$RESULTS/pipewire.log" 2>&1 &
+# Their own logs at level 3 say why when no source appears.
+PIPEWIRE_DEBUG=3 pipewire >"$RESULTS/pipewire.log" 2>&1 &
 PW_PIDS+=($!)
 wait_for '[ -S "$XDG_RUNTIME_DIR/pipewire-0" ]' 20 "PipeWire's socket"
-wireplumber >"$RESULTS/wireplumber.log" 2>&1 &
+WIREPLUMBER_DEBUG=3 wireplumber >"$RESULTS/wireplumber.log" 2>&1 &
 PW_PIDS+=($!)
 
 # video_source: "id serial" of the PipeWire node of NODE, a Video/Source.
@@ -58,7 +59,16 @@ for o in json.load(sys.stdin):
         break
 ' "$NODE"
 }
-wait_for '[ -n "$(video_source)" ]' 60 "PipeWire to list $NODE as a video source"
+deadline=$((SECONDS + 60))
+until [ -n "$(video_source)" ]; do
+	if [ "$SECONDS" -ge "$deadline" ]; then
+		pgrep -a 'pipewire|wireplumber' >&2 || echo "neither pipewire nor wireplumber runs" >&2
+		pw-dump >"$RESULTS/pw-dump.json" 2>&1 || true
+		tail -n 30 "$RESULTS/pipewire.log" "$RESULTS/wireplumber.log" >&2
+		fail "PipeWire did not list $NODE as a video source in 60 s (pw-dump in $RESULTS)"
+	fi
+	sleep 0.5
+done
 read -r id serial <<<"$(video_source)"
 pw-cli info "$id" >"$RESULTS/pw-node.txt" 2>&1 || true
 log "PipeWire node $id (serial $serial): $(grep -E 'node.description|node.name' "$RESULTS/pw-node.txt" | tr -s ' \n' ' ')"
