@@ -32,6 +32,11 @@ udevadm settle -t 20 || true
 log "$NODE: $(udevadm info -q property -n "$NODE" | grep -E '^ID_V4L_CAPABILITIES=' || echo 'no ID_V4L_CAPABILITIES')"
 
 step "PipeWire and WirePlumber"
+# WirePlumber's logind plugin watches systemd-logind's state directories
+# and stops WirePlumber when it cannot ("failed to start systemd logind
+# monitor: -2"). The guest runs no logind: give it an empty state, no
+# seat and no session, as a machine with logind and nobody logged in.
+mkdir -p /run/systemd/seats /run/systemd/sessions /run/systemd/users /run/systemd/machines
 export XDG_RUNTIME_DIR=/run/isocam-pw
 mkdir -p "$XDG_RUNTIME_DIR"
 chmod 700 "$XDG_RUNTIME_DIR"
