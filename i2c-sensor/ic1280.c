@@ -35,11 +35,14 @@
 #include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/i2c.h>
+#include <linux/kref.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/pm.h>
 #include <linux/pm_runtime.h>
 #include <linux/regmap.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
 #include <media/media-entity.h>
 #include <media/v4l2-common.h>
 #include <media/v4l2-ctrls.h>
@@ -95,6 +98,13 @@ struct ic1280 {
 	struct v4l2_subdev sd;
 	struct media_pad pad;
 	struct regmap *regmap;
+	/*
+	 * Held by the bound i2c client and by the registered subdev until
+	 * its last user is gone: an open /dev/v4l-subdevN (or a control
+	 * event subscription on it) may outlive the unplug.
+	 */
+	struct kref ref;
+	struct rcu_work free_work;
 
 	/*
 	 * Serialises everything: it is the control handler's lock and the
@@ -774,6 +784,51 @@ static const struct v4l2_subdev_ops ic1280_subdev_ops = {
 	.pad = &ic1280_pad_ops,
 };
 
+static struct workqueue_struct *ic1280_wq;
+
+static void ic1280_free_work(struct work_struct *work)
+{
+	struct ic1280 *sensor = container_of(to_rcu_work(work), struct ic1280,
+					     free_work);
+
+	v4l2_subdev_cleanup(&sensor->sd);
+	media_entity_cleanup(&sensor->sd.entity);
+	v4l2_ctrl_handler_free(&sensor->ctrls);
+	mutex_destroy(&sensor->lock);
+	kfree(sensor);
+}
+
+/*
+ * The last reference may go in v4l2's subdev release, which still writes
+ * to the subdev after calling ours (6.1's v4l2_subdev_release), and may
+ * not sleep there: free after an RCU grace period, from process context.
+ * The bridge calls that release inside an RCU read-side section.
+ */
+static void ic1280_free(struct kref *ref)
+{
+	struct ic1280 *sensor = container_of(ref, struct ic1280, ref);
+
+	INIT_RCU_WORK(&sensor->free_work, ic1280_free_work);
+	queue_rcu_work(ic1280_wq, &sensor->free_work);
+}
+
+/* Registration holds a reference until v4l2 releases the subdev. */
+static int ic1280_registered(struct v4l2_subdev *sd)
+{
+	kref_get(&to_ic1280(sd)->ref);
+	return 0;
+}
+
+static void ic1280_release(struct v4l2_subdev *sd)
+{
+	kref_put(&to_ic1280(sd)->ref, ic1280_free);
+}
+
+static const struct v4l2_subdev_internal_ops ic1280_internal_ops = {
+	.registered = ic1280_registered,
+	.release = ic1280_release,
+};
+
 /* --- power ------------------------------------------------------------- */
 
 /*
@@ -868,25 +923,32 @@ static int ic1280_probe(struct i2c_client *client)
 	struct v4l2_subdev *sd;
 	int ret;
 
-	sensor = devm_kzalloc(dev, sizeof(*sensor), GFP_KERNEL);
+	/* Not devm: it may outlive the client (see ref). */
+	sensor = kzalloc(sizeof(*sensor), GFP_KERNEL);
 	if (!sensor)
 		return -ENOMEM;
+	kref_init(&sensor->ref);
 	sd = &sensor->sd;
 	v4l2_i2c_subdev_init(sd, client, &ic1280_subdev_ops);
+	sd->internal_ops = &ic1280_internal_ops;
 
 	sensor->regmap = devm_regmap_init_i2c(client, &ic1280_regmap_config);
-	if (IS_ERR(sensor->regmap))
-		return dev_err_probe(dev, PTR_ERR(sensor->regmap),
-				     "cannot set up register access\n");
+	if (IS_ERR(sensor->regmap)) {
+		ret = dev_err_probe(dev, PTR_ERR(sensor->regmap),
+				    "cannot set up register access\n");
+		goto err_free;
+	}
 
 	ret = ic1280_identify(sensor, client);
 	if (ret)
-		return ret;
+		goto err_free;
 
 	/* Whatever a previous owner left running: the power-on state. */
 	ret = ic1280_set_mode(sensor, IC1280_MODE_STANDBY);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot enter standby\n");
+	if (ret) {
+		dev_err_probe(dev, ret, "cannot enter standby\n");
+		goto err_free;
+	}
 
 	mutex_init(&sensor->lock);
 	sensor->fps = IC1280_DEFAULT_FPS;
@@ -928,6 +990,8 @@ err_ctrls:
 	v4l2_ctrl_handler_free(&sensor->ctrls);
 err_mutex:
 	mutex_destroy(&sensor->lock);
+err_free:
+	kfree(sensor);
 	return ret;
 }
 
@@ -944,10 +1008,7 @@ static void ic1280_remove(struct i2c_client *client)
 	pm_runtime_set_suspended(dev);
 	pm_runtime_dont_use_autosuspend(dev);
 
-	v4l2_subdev_cleanup(sd);
-	media_entity_cleanup(&sd->entity);
-	v4l2_ctrl_handler_free(&sensor->ctrls);
-	mutex_destroy(&sensor->lock);
+	kref_put(&sensor->ref, ic1280_free);
 }
 
 static const struct i2c_device_id ic1280_id[] = {
@@ -970,7 +1031,30 @@ static struct i2c_driver ic1280_driver = {
 	.remove = ic1280_remove,
 	.id_table = ic1280_id,
 };
-module_i2c_driver(ic1280_driver);
+
+static int __init ic1280_init(void)
+{
+	int ret;
+
+	ic1280_wq = alloc_workqueue("ic1280", 0, 0);
+	if (!ic1280_wq)
+		return -ENOMEM;
+	ret = i2c_add_driver(&ic1280_driver);
+	if (ret)
+		destroy_workqueue(ic1280_wq);
+	return ret;
+}
+
+static void __exit ic1280_exit(void)
+{
+	i2c_del_driver(&ic1280_driver);
+	/* Sensors whose last user left just now are freed first. */
+	rcu_barrier();
+	destroy_workqueue(ic1280_wq);
+}
+
+module_init(ic1280_init);
+module_exit(ic1280_exit);
 
 MODULE_DESCRIPTION("IC1280 image sensor driver");
 MODULE_LICENSE("GPL");

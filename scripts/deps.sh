@@ -12,7 +12,7 @@ gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 libusb-1.0-0-dev libcmocka-dev libjpeg62-turbo-dev
 flex bison bc libelf-dev libssl-dev
 python3 perl stress-ng gnuplot-nox dkms man-db
-udev
+udev pipewire wireplumber gstreamer1.0-pipewire dbus-daemon
 "
 
 missing=""

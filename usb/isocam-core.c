@@ -224,6 +224,7 @@ static void isocam_release(struct v4l2_device *v4l2_dev)
 
 	v4l2_ctrl_handler_free(&dev->ctrl_handler);
 	v4l2_device_unregister(&dev->v4l2_dev);
+	isocam_media_cleanup(dev);
 	mutex_destroy(&dev->lock);
 	usb_put_dev(dev->udev);
 	kfree(dev);
@@ -281,10 +282,12 @@ static int isocam_probe(struct usb_interface *intf,
 	}
 
 	usb_set_intfdata(intf, dev);
+	isocam_media_init(dev);
 	dev->v4l2_dev.release = isocam_release;
 	ret = v4l2_device_register(&intf->dev, &dev->v4l2_dev);
 	if (ret) {
 		dev_err(&intf->dev, "v4l2_device_register failed: %d\n", ret);
+		isocam_media_cleanup(dev);
 		goto err_free;
 	}
 	/* From here on the release callback frees dev. */
@@ -330,6 +333,9 @@ static int isocam_probe(struct usb_interface *intf,
 	ret = isocam_video_register(dev);
 	if (ret)
 		goto err_debugfs;
+	ret = isocam_media_register(dev);
+	if (ret)
+		goto err_video;
 
 	if (isocam_is_bulk(dev))
 		dev_info(&intf->dev, "%s: %s, bulk endpoint %u, i2c %s, video %s\n",
@@ -343,6 +349,9 @@ static int isocam_probe(struct usb_interface *intf,
 			 video_device_node_name(&dev->vdev));
 	return 0;
 
+err_video:
+	video_unregister_device(&dev->vdev);
+	isocam_media_unregister(dev);
 err_debugfs:
 	debugfs_remove_recursive(dev->debugfs);
 err_sensor:
@@ -373,6 +382,7 @@ static void isocam_disconnect(struct usb_interface *intf)
 
 	/* No new opens; ioctls on open handles now fail with -ENODEV. */
 	video_unregister_device(&dev->vdev);
+	isocam_media_unregister(dev);
 	debugfs_remove_recursive(dev->debugfs);
 	dev->debugfs = NULL;
 

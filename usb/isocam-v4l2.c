@@ -671,6 +671,9 @@ int isocam_video_register(struct isocam_dev *dev)
 {
 	int ret;
 
+	ret = isocam_media_video_pad(dev);
+	if (ret)
+		return ret;
 	ret = video_register_device(&dev->vdev, VFL_TYPE_VIDEO, -1);
 	if (ret)
 		dev_err(&dev->intf->dev, "cannot register video device: %d\n",

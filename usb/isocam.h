@@ -20,6 +20,7 @@
 #include <linux/spinlock.h>
 #include <linux/usb.h>
 #include <linux/workqueue.h>
+#include <media/media-device.h>
 #include <media/v4l2-ctrls.h>
 #include <media/v4l2-device.h>
 #include <media/videobuf2-v4l2.h>
@@ -75,7 +76,11 @@ struct isocam_stats {
 
 struct isocam_dev {
 	struct v4l2_device v4l2_dev;
+	struct media_device mdev;
 	struct video_device vdev;
+	struct media_pad vdev_pad;
+	/* v4l2's release of the sensor's subdev node (isocam-media.c) */
+	void (*subdev_node_release)(struct video_device *vdev);
 	struct v4l2_ctrl_handler ctrl_handler;
 	struct vb2_queue queue;
 	/* Serializes ioctls, the vb2 queue, stream start/stop, disconnect. */
@@ -242,6 +247,13 @@ void isocam_urb_account(struct isocam_dev *dev, u64 start_ns, bool irqs_off,
 			u32 bad_urbs, u32 bad_descs, u32 packet_errors);
 void isocam_urb_error(struct isocam_dev *dev, int status);
 void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb);
+
+/* isocam-media.c */
+void isocam_media_init(struct isocam_dev *dev);
+int isocam_media_video_pad(struct isocam_dev *dev);
+int isocam_media_register(struct isocam_dev *dev);
+void isocam_media_unregister(struct isocam_dev *dev);
+void isocam_media_cleanup(struct isocam_dev *dev);
 
 /* isocam-v4l2.c */
 int isocam_v4l2_init(struct isocam_dev *dev);

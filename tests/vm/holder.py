@@ -15,6 +15,9 @@ MODEs:
            the mapping, then unmaps and closes it
   timeout0 /dev/i2c-N: I2C_TIMEOUT 0 (no READY/GO); a transfer must end
            within 10 s, whatever the device does
+  subdev   /dev/v4l-subdevN: reads the active format and subscribes to
+           brightness events; after: reading the format fails, closes
+  media    /dev/mediaN: reads the device info; after: that fails, closes
 """
 import errno
 import fcntl
@@ -31,6 +34,9 @@ VIDIOC_SUBSCRIBE_EVENT = 0x4020565A
 VIDIOC_REQBUFS = 0xC0145608
 VIDIOC_QUERYBUF = 0xC0585609
 VIDIOC_EXPBUF = 0xC0405610
+VIDIOC_SUBDEV_G_FMT = 0xC0585604
+MEDIA_IOC_DEVICE_INFO = 0xC1007C00
+V4L2_SUBDEV_FORMAT_ACTIVE = 1
 V4L2_EVENT_CTRL = 3
 V4L2_CID_BRIGHTNESS = 0x00980900
 V4L2_BUF_TYPE_VIDEO_CAPTURE = 1
@@ -133,8 +139,43 @@ def mode_timeout0(path, *_):
     print("holder timeout0: transfer %s after %.2f s" % (res, took))
 
 
+def failing(fd, req, buf):
+    """The ioctl's errno name, or exit if it succeeds."""
+    try:
+        fcntl.ioctl(fd, req, buf)
+    except OSError as e:
+        return errno.errorcode.get(e.errno, e.errno)
+    sys.exit("ioctl 0x%08x succeeded after the unplug" % req)
+
+
+def mode_subdev(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    fmt = bytearray(88)
+    struct.pack_into("=II", fmt, 0, V4L2_SUBDEV_FORMAT_ACTIVE, 0)
+    fcntl.ioctl(fd, VIDIOC_SUBDEV_G_FMT, fmt)
+    width, height = struct.unpack_from("=II", fmt, 8)
+    sub = struct.pack("=III5I", V4L2_EVENT_CTRL, V4L2_CID_BRIGHTNESS, 0, 0, 0, 0, 0, 0)
+    fcntl.ioctl(fd, VIDIOC_SUBSCRIBE_EVENT, bytearray(sub))
+    wait_go(ready, go)
+    err = failing(fd, VIDIOC_SUBDEV_G_FMT, fmt)
+    os.close(fd)
+    print("holder subdev: %ux%u active, subscribed; after the unplug G_FMT failed with %s, closed" % (width, height, err))
+
+
+def mode_media(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    info = bytearray(256)
+    fcntl.ioctl(fd, MEDIA_IOC_DEVICE_INFO, info)
+    model = bytes(info[16:48]).split(b"\0")[0].decode()
+    wait_go(ready, go)
+    err = failing(fd, MEDIA_IOC_DEVICE_INFO, info)
+    os.close(fd)
+    print("holder media: model %r; after the unplug DEVICE_INFO failed with %s, closed" % (model, err))
+
+
 MODES = {"i2c": mode_i2c, "events": mode_events, "dmabuf": mode_dmabuf,
-         "timeout0": mode_timeout0}
+         "timeout0": mode_timeout0, "subdev": mode_subdev,
+         "media": mode_media}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in MODES:

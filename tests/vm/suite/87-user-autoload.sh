@@ -49,9 +49,9 @@ step "detach: nothing left behind"
 detach_camera
 wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
 [ ! -e "$node" ] || wait_for "[ ! -e $node ]" 10 "$node to go"
-for c in /sys/class/video4linux/* /sys/class/media/*; do
+for c in /sys/class/video4linux/* /sys/bus/media/devices/*; do
 	[ -e "$c" ] || continue
-	case "$(readlink -f "$c/device")" in
+	case "$(readlink -f "$c")" in
 	*vhci_hcd*) fail "$c is still there after the detach" ;;
 	esac
 done
