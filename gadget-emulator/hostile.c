@@ -61,6 +61,8 @@ static const struct {
 		"iso URBs never answered (unlinks are)" },
 	[HOSTILE_UNLINK_NEVER] = { "unlink-never", HOSTILE_GROUP_ISO,
 		"CMD_UNLINK never answered, its URB never completed" },
+	[HOSTILE_BULK_URB_STATUS] = { "bulk-urb-status", HOSTILE_GROUP_BULK,
+		"URB status -EPROTO, no data (the frame data is used up)" },
 	[HOSTILE_PH_LEN0] = { "ph-len0", HOSTILE_GROUP_PAYLOAD,
 		"bHeaderLength 0" },
 	[HOSTILE_PH_LEN1] = { "ph-len1", HOSTILE_GROUP_PAYLOAD,
@@ -116,6 +118,8 @@ static const struct {
 static const char *const group_titles[] = {
 	[HOSTILE_GROUP_ISO] =
 		"isochronous replies (RET_SUBMIT of iso IN URBs):",
+	[HOSTILE_GROUP_BULK] =
+		"bulk replies (RET_SUBMIT of bulk IN URBs; --transport=bulk only):",
 	[HOSTILE_GROUP_PAYLOAD] =
 		"payload headers (every packet with data):",
 	[HOSTILE_GROUP_DESC] =
@@ -250,12 +254,18 @@ bool hostile_any(const struct hostile *h)
 
 bool hostile_any_desc(const struct hostile *h)
 {
+	return hostile_first_of(h, HOSTILE_GROUP_DESC) != HOSTILE_MODE_COUNT;
+}
+
+enum hostile_mode hostile_first_of(const struct hostile *h,
+				   enum hostile_group g)
+{
 	unsigned int m;
 
 	for (m = 0; h && m < HOSTILE_MODE_COUNT; m++)
-		if ((h->modes & bit(m)) && modes[m].group == HOSTILE_GROUP_DESC)
-			return true;
-	return false;
+		if ((h->modes & bit(m)) && modes[m].group == g)
+			return (enum hostile_mode)m;
+	return HOSTILE_MODE_COUNT;
 }
 
 bool hostile_armed(const struct hostile *h)

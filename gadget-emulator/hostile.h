@@ -38,6 +38,8 @@ enum hostile_mode {
 	HOSTILE_ISO_LATE,
 	HOSTILE_ISO_NEVER,
 	HOSTILE_UNLINK_NEVER,
+	/* bulk replies (RET_SUBMIT of bulk IN URBs, --transport=bulk) */
+	HOSTILE_BULK_URB_STATUS,
 	/* payload headers */
 	HOSTILE_PH_LEN0,
 	HOSTILE_PH_LEN1,
@@ -71,6 +73,7 @@ enum hostile_mode {
 
 enum hostile_group {
 	HOSTILE_GROUP_ISO,
+	HOSTILE_GROUP_BULK,
 	HOSTILE_GROUP_PAYLOAD,
 	HOSTILE_GROUP_DESC,
 	HOSTILE_GROUP_CTRL,
@@ -109,6 +112,9 @@ bool hostile_on(const struct hostile *h, enum hostile_mode m);
 bool hostile_any(const struct hostile *h);
 /* Any descriptor mode asked for (active whether armed or not). */
 bool hostile_any_desc(const struct hostile *h);
+/* The first mode of group g asked for, or HOSTILE_MODE_COUNT. */
+enum hostile_mode hostile_first_of(const struct hostile *h,
+				   enum hostile_group g);
 bool hostile_armed(const struct hostile *h);
 /* Arm a dormant instance; true only for the call that armed it. */
 bool hostile_arm(struct hostile *h);

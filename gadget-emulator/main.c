@@ -129,16 +129,23 @@ static void usage(FILE *f)
 	hostile_usage(f, 2);
 }
 
-static int check_hostile(const char *spec)
+static int check_hostile(const char *spec, enum usb_transport transport)
 {
 	char err[1024];
 	struct hostile *h = hostile_new(spec, true, 0, err, sizeof(err));
+	enum hostile_mode m;
 
 	if (!h) {
 		fprintf(stderr, "isocam-emu: --hostile=%s: %s\n", spec, err);
 		return -1;
 	}
+	m = hostile_first_of(h, HOSTILE_GROUP_BULK);
 	hostile_free(h);
+	if (m != HOSTILE_MODE_COUNT && transport != USB_TRANSPORT_BULK) {
+		fprintf(stderr, "isocam-emu: --hostile=%s: a bulk reply mode; it needs --transport=bulk\n",
+			hostile_mode_name(m));
+		return -1;
+	}
 	return 0;
 }
 
@@ -408,8 +415,12 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* here, so that the whole list of valid names reaches the user */
-	if (check_hostile(cfg.hostile_spec) < 0)
+	/*
+	 * Here, so that the whole list of valid names reaches the user. A
+	 * gadget is bulk; ffs_gadget_check_config() says what it refuses.
+	 */
+	if (check_hostile(cfg.hostile_spec,
+			  ffs ? USB_TRANSPORT_BULK : cfg.transport) < 0)
 		return 2;
 	if (ffs && usbip_only) {
 		fprintf(stderr, "isocam-emu: %s is for USB/IP; --gadget=ffs is one bulk camera on a USB device controller\n",

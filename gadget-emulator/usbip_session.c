@@ -471,7 +471,8 @@ static int send_bulk(struct session *ss, int32_t status, size_t len)
  * transfer each, at the current monotonic time: bulk has no schedule, so
  * data goes as soon as the bridge has it. When it has none, the URBs wait
  * and *wake becomes the next capture slot (if that is sooner). Without
- * the endpoint (deconfigured) they end -ESHUTDOWN; halted, -EPIPE.
+ * the endpoint (deconfigured) they end -ESHUTDOWN; halted, -EPIPE;
+ * hostile bulk-urb-status, -EPROTO with no data.
  */
 static int service_bulk(struct session *ss, uint64_t *wake)
 {
@@ -518,6 +519,12 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 			emu_log("%s: out of memory for a bulk reply", cam->name);
 			return -1;
 		}
+		if (n > 0 &&
+		    hostile_on(cam->hostile, HOSTILE_BULK_URB_STATUS)) {
+			/* the transfer's data is used up, none of it sent */
+			status = -EPROTO;
+			n = 0;
+		}
 		if (!status && !n) {
 			/* lost (fault drop, hostile): the URB takes the next */
 			if (++lost < BULK_LOST_MAX)
@@ -525,7 +532,7 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 			*wake = now;
 			return 0;
 		}
-		if (status && ss->verbose)
+		if (status && status != -EPROTO && ss->verbose)
 			emu_log("%s: bulk URB seqnum %u ended %d: the endpoint is %s",
 				cam->name, ss->bulk_head->seqnum, status,
 				status == BRIDGE_STALL ? "halted" : "gone");

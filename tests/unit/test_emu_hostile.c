@@ -56,7 +56,7 @@
 static const char *const brief_names[] = {
 	"iso-offset-wild", "iso-actual-over", "iso-len-over", "iso-np-zero",
 	"iso-np-more", "iso-pkt-status", "iso-urb-status", "iso-late",
-	"iso-never", "unlink-never", "ph-len0", "ph-len1", "ph-len-over",
+	"iso-never", "unlink-never", "bulk-urb-status", "ph-len0", "ph-len1", "ph-len-over",
 	"fid-stuck", "fid-flip", "eof-never", "eof-always", "frame-10x",
 	"ph-err", "desc-no-iso", "desc-maxp-zero", "desc-maxp-huge",
 	"desc-bulk", "desc-out", "desc-no-alt0", "desc-truncated",
@@ -197,7 +197,7 @@ static void test_usage(void **state)
 			seen[i] += !strcmp(name, brief_names[i]);
 	}
 	fclose(f);
-	assert_int_equal(titles, 4);
+	assert_int_equal(titles, 5);
 	for (i = 0; i < NAMES; i++)
 		assert_int_equal(seen[i], 1);
 }
@@ -793,6 +793,71 @@ static void test_iso_active_from_start(void **state)
 	start_streaming(&c);
 	iso_once(&c, NP, 3000);
 	assert_true(lie_pkt_status(&rep));
+	cli_close(&c);
+}
+
+/* ------------------------------------------------------------------ */
+/* bulk replies                                                        */
+
+static uint32_t bulk_submit(struct cli *c, uint32_t tbl)
+{
+	struct usbip_header h = { .direction = USBIP_DIR_IN,
+				  .ep = ISOCAM_USB_BULK_EP_ADDR & 0x0f };
+	uint8_t buf[USBIP_HEADER_LEN];
+	uint32_t seq = stamp(c, &h, USBIP_CMD_SUBMIT);
+
+	h.u.cmd_submit.transfer_buffer_length = (int32_t)tbl;
+	usbip_header_encode(buf, &h);
+	xsend(c, buf, sizeof(buf));
+	return seq;
+}
+
+static void bulk_once(struct cli *c)
+{
+	uint32_t seq = bulk_submit(c, ISOCAM_USB_BULK_MAX_PAYLOAD);
+
+	assert_int_equal(get_reply(c, true, false, &rep, 3000), 0);
+	assert_int_equal(rep.h.command, USBIP_RET_SUBMIT);
+	assert_int_equal(rep.h.seqnum, seq);
+}
+
+/*
+ * bulk-urb-status: once armed, every bulk URB that data would complete
+ * ends -EPROTO with nothing in it, at the pace data comes (the driver's
+ * count of failed transfers, then its watchdog, end the stream: EIO).
+ */
+static void test_bulk_urb_status(void **state)
+{
+	struct usbip_server_config cfg = {
+		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
+		.transport = USB_TRANSPORT_BULK,
+		.hostile_spec = "bulk-urb-status", .hostile_on_signal = true,
+	};
+	struct usbip_server *srv = usbip_server_new(&cfg);
+	struct cli c;
+	int i;
+
+	(void)state;
+	assert_non_null(srv);
+	cli_connect(&c, srv);
+	cli_import(&c);
+	assert_int_equal(ctl(&c, USB_DIR_OUT, USB_REQ_SET_CONFIGURATION,
+			     ISOCAM_USB_CONFIG_VALUE, 0, 0, NULL), 0);
+	assert_int_equal(i2c_write(&c, IC1280_REG_MODE_SELECT,
+				   IC1280_MODE_STREAMING), 3);
+	bulk_once(&c);
+	assert_int_equal(rep.h.u.ret_submit.status, 0);
+	assert_true(rep.data_len > ISOCAM_PH_LEN_FULL);
+	assert_int_equal(rep.data[ISOCAM_PH_OFF_LEN], ISOCAM_PH_LEN_FULL);
+	arm(&c);
+	for (i = 0; i < 3; i++) {
+		bulk_once(&c);
+		assert_int_equal(rep.h.u.ret_submit.status, -EPROTO);
+		assert_int_equal(rep.h.u.ret_submit.actual_length, 0);
+		assert_int_equal(rep.data_len, 0);
+	}
+	assert_true(silent(&c, 50));
 	cli_close(&c);
 }
 
@@ -1564,6 +1629,7 @@ int main(void)
 		cmocka_unit_test(test_arm_race),
 		cmocka_unit_test(test_log_lines),
 		cmocka_unit_test(test_iso_active_from_start),
+		cmocka_unit_test(test_bulk_urb_status),
 		cmocka_unit_test(test_iso_late),
 		cmocka_unit_test(test_iso_never),
 		cmocka_unit_test(test_unlink_never),

@@ -51,7 +51,8 @@ declare -A MATRIX_CELL
 MATRIX_STALL_MS=${MATRIX_STALL_MS:-1000}
 
 # matrix_row NAME EMU_ARG STATES ALLOWED [STALL_MS]: NAME is the row's
-# label, EMU_ARG what isocam-emu gets (--hostile=... or --fault=...),
+# label, EMU_ARG what isocam-emu gets (--hostile=... or --fault=..., and
+# --transport=bulk for a bulk row; words split at spaces),
 # STATES the columns it runs in, ALLOWED the outcome words it may show
 # (comma separated), STALL_MS the watchdog for its cells.
 matrix_row() {
@@ -197,10 +198,11 @@ _matrix_cell() {
 	echo "$4" >/sys/module/isocam/parameters/stall_ms ||
 		fail "cannot set isocam's stall_ms to $4"
 	kmsg_mark "isocam-matrix: $tag"
+	# shellcheck disable=SC2086 # EMU_ARG is one or more words
 	if [ "$state" = probe ]; then
-		start_emu "$arg"
+		start_emu $arg
 	else
-		start_emu "$arg" --hostile-on=signal
+		start_emu $arg --hostile-on=signal
 	fi
 	_matrix_plug "$tag"
 	if [ "$BOUND" = 0 ]; then

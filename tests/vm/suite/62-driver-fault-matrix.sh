@@ -39,6 +39,9 @@ matrix_row iso-urb-status    --hostile=iso-urb-status    $ISO eio
 matrix_row iso-late          --hostile=iso-late          $ISO good,eio 3000
 matrix_row iso-never         --hostile=iso-never         $ISO eio
 matrix_row unlink-never      --hostile=unlink-never      $ALL good
+# Bulk replies (the bulk personality): 16 failed transfers in a row stop
+# the resubmits, and the watchdog ends the stream
+matrix_row bulk-urb-status   "--transport=bulk --hostile=bulk-urb-status" $ISO eio
 # Payload headers
 matrix_row ph-len0           --hostile=ph-len0           $ISO eio
 matrix_row ph-len1           --hostile=ph-len1           $ISO eio
