@@ -49,7 +49,7 @@ if [ "$GADGET" = 1 ]; then
 
 	demo_step "plug in the camera as a real USB gadget: isocam-emu --gadget=ffs --udc=$UDC (configfs, FunctionFS, bulk)"
 	ffs_start -v
-	grep -E 'ffs: ' "$FFS_LOG" | sed 's/^isocam-emu\[[ 0-9.]*\]: /camera: /' | head -n 5
+	grep -m 5 -E 'ffs: ' "$FFS_LOG" | sed 's/^isocam-emu\[[ 0-9.]*\]: /camera: /' || true
 else
 	demo_step "load the drivers: ic1280 (sensor), isocam (USB bridge)"
 	load_isocam_modules
