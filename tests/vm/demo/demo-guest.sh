@@ -97,9 +97,12 @@ half=$((FRAMES / 2 * ${SIZE%x*} * ${SIZE#*x} * 2))
 wait_for "[ \$(stat -c %s /tmp/demo.yuyv 2>/dev/null || echo 0) -ge $half ]" 30 \
 	"ffmpeg to capture half the frames"
 v4l2-ctl -d "$NODE" -C "$CONTROL"
+# A write after the stream ended only sets the value for the next one.
+kill -0 "$FF_PID" 2>/dev/null ||
+	fail "ffmpeg had captured all $FRAMES frames before the $CONTROL write (a guest this slow cannot show the change)"
 v4l2-ctl -d "$NODE" -c "$CONTROL=$VALUE"
 v4l2-ctl -d "$NODE" -C "$CONTROL"
-grep -m1 'write reg .* (next frame' "${CAMERA_EMU_LOG:-$FFS_LOG}" | sed 's/^/camera: /' || true
+grep -m1 'write reg 0x5000 .* (next frame' "${CAMERA_EMU_LOG:-$FFS_LOG}" | sed 's/^/camera: /' || true
 
 wait "$FF_PID" || fail "ffmpeg failed: $(tail -n 5 "$RESULTS/ffmpeg.log")"
 FF_PID=
