@@ -22,7 +22,8 @@
 #                   (the bzImage), MODDIR (its lib/modules/KVER), KCONFIG
 #                   (its .config), MODULES (the tree whose modules.order
 #                   lists the project modules built for it) and CMDLINE
-#                   (added to the kernel command line); written by
+#                   (added to the kernel command line), and may set
+#                   GUEST_MEM (MB, the default for --mem); written by
 #                   scripts/check-debug.sh for the debug kernel
 #   --keep-going    run every script even after one failed
 #   -q, --quiet     do not echo the guest console (it is still saved)
@@ -83,6 +84,7 @@ TIMEOUT=300
 ACCEL=tcg
 CLOCK=${ISOCAM_VM_CLOCK:-icount}
 MEM=2048
+MEM_SET=
 SMP=
 OUT=
 KERNEL_ENV=
@@ -96,8 +98,8 @@ while [ $# -gt 0 ]; do
 	--kvm) ACCEL=kvm; shift ;;
 	--clock) CLOCK=${2:?}; shift 2 ;;
 	--clock=*) CLOCK=${1#*=}; shift ;;
-	--mem) MEM=${2:?}; shift 2 ;;
-	--mem=*) MEM=${1#*=}; shift ;;
+	--mem) MEM=${2:?}; MEM_SET=1; shift 2 ;;
+	--mem=*) MEM=${1#*=}; MEM_SET=1; shift ;;
 	--smp) SMP=${2:?}; shift 2 ;;
 	--smp=*) SMP=${1#*=}; shift ;;
 	--out) OUT=${2:?}; shift 2 ;;
@@ -124,13 +126,15 @@ host) SMP=${SMP:-2} ;;
 *) die "--clock takes icount or host" ;;
 esac
 
-IMAGE= MODDIR= KCONFIG= MODULES= CMDLINE=
+IMAGE= MODDIR= KCONFIG= MODULES= CMDLINE= GUEST_MEM=
 if [ -n "$KERNEL_ENV" ]; then
 	[ -r "$KERNEL_ENV" ] || die "cannot read $KERNEL_ENV"
 	# shellcheck source=/dev/null
 	. "$KERNEL_ENV"
 	[ -n "${KVER:-}" ] && [ -n "$IMAGE" ] && [ -n "$MODDIR" ] ||
 		die "$KERNEL_ENV must set KVER, IMAGE and MODDIR"
+	case "$GUEST_MEM" in *[!0-9]*) die "$KERNEL_ENV: GUEST_MEM takes a number" ;; esac
+	[ -n "$MEM_SET" ] || MEM=${GUEST_MEM:-$MEM}
 fi
 KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || die "no kernel found (make deps)"
 KERNEL=${IMAGE:-/boot/vmlinuz-$KVER}

@@ -68,7 +68,7 @@ capture_check() {
 	[ -n "$gaps" ] || fail "$name: no dropped count from isocam-check: $(cat "$RESULTS/$name.check.log")"
 	[ "$gaps" -le "$cam" ] ||
 		fail "$name: $gaps frames missing from the capture, the camera could not send $cam"
-	log "$name: $n frames in $(((t1 - t0) / 1000000)) ms of guest time; $gaps missing, all of them frames the camera could not send"
+	log "$name: $n frames in $(((t1 - t0) / 1000000)) ms of guest time; $gaps missing (the camera could not send $cam)"
 	bus_clean "$name"
 }
 
