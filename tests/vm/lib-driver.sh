@@ -178,6 +178,12 @@ check_fmt() {
 	esac
 }
 
+# check_gaps LOG: the frames isocam-check counted as missing in LOG (its
+# last summary line, "..., N dropped, ..."); empty if it has none.
+check_gaps() {
+	sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$1" | tail -n 1
+}
+
 # capture_verify NAME FOURCC W H N CHECK-OPTIONS V4L2-CTL-STREAM-OPTIONS...:
 # capture N frames of the current format into guest RAM, have isocam-check
 # verify every one of them (CHECK-OPTIONS: more of its options, split on

@@ -117,7 +117,7 @@ demo_step "check every frame against the emulator's reference (isocam-check --ti
 grep -v ': start ' "$RESULTS/timeline.txt"
 
 demo_step "every dropped frame and its cause"
-drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/timeline.txt" | tail -n 1)
+drops=$(check_gaps "$RESULTS/timeline.txt")
 late=$(($(cam_stat dropped_frames) - late0))
 bad=$(($(cam_stat error_frames) - bad0))
 cam_dropped=$(($(camera_dropped) - cam0))
@@ -159,7 +159,7 @@ ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format mjpeg \
 	fail "isocam-check rejected the MJPEG capture"
 }
 cat "$RESULTS/hd-check.txt"
-hd_drops=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/hd-check.txt" | tail -n 1)
+hd_drops=$(check_gaps "$RESULTS/hd-check.txt")
 hd_late=$(($(cam_stat dropped_frames) - late0))
 hd_bad=$(($(cam_stat error_frames) - bad0))
 hd_cam=$(($(camera_dropped) - cam0))

@@ -64,7 +64,7 @@ capture_check() {
 	capture_verify "$name" "$f" "$w" "$h" "$n" --allow-drops --stream-mmap=16
 	t1=$(date +%s%N)
 	cam=$(($(ffs_frames_dropped) - cam0))
-	gaps=$(sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$RESULTS/$name.check.log")
+	gaps=$(check_gaps "$RESULTS/$name.check.log")
 	[ -n "$gaps" ] || fail "$name: no dropped count from isocam-check: $(cat "$RESULTS/$name.check.log")"
 	[ "$gaps" -le "$cam" ] ||
 		fail "$name: $gaps frames missing from the capture, the camera could not send $cam"
