@@ -17,6 +17,8 @@
 #                           old mode): faster when the host is idle, but
 #                           host load makes guest processes late
 #   --smp N         guest CPUs (default 2 with --clock host; icount has 1)
+#                   (the CPU model under TCG: $ISOCAM_VM_CPU, default
+#                   max,-erms,-fsrm; see the README's "The guest's clock")
 #   --out DIR       results dir (default build/vm/<timestamp>-<pid>)
 #   --kernel-env F  boot another kernel than Debian's: F sets KVER, IMAGE
 #                   (the bzImage), MODDIR (its lib/modules/KVER), KCONFIG
@@ -285,13 +287,9 @@ for a in "${ABS[@]}"; do
 done
 [ "$CLOCK" != icount ] || [ "$ACCEL" = kvm ] || TOTAL=$((TOTAL * 3))
 
-# TCG's CPU without ERMS/FSRM: with them, the kernel's memcpy and
-# copy_user and glibc's large copies are "rep movsb", which TCG runs one
-# byte per loop of a translated block, and icount counts a guest
-# instruction per byte. Without, they move 8 or 32 bytes at a time:
-# 200 MB through a pipe took 216 ms of guest time instead of 936, and
-# 81-user-ffmpeg, 60-driver-stream and 66-driver-bulk 549 s of wall time
-# instead of 610. ISOCAM_VM_CPU overrides it.
+# Without ERMS/FSRM: with them, large copies are "rep movsb", which TCG
+# runs a byte per loop and icount counts a byte per instruction
+# (measured in the README's "The guest's clock").
 CPU=${ISOCAM_VM_CPU:-max,-erms,-fsrm}
 if [ "$ACCEL" = kvm ]; then
 	ACCEL_ARGS=(-accel kvm -cpu host)
