@@ -99,7 +99,7 @@ _matrix_plug() {
 				break
 			fi
 		fi
-		sleep 0.2
+		nap 0.2
 	done
 	[ -n "$PROBE_WHY" ] || PROBE_WHY=core
 	_matrix_kmsg_since "$tag" >>"$CELL_LOG"
@@ -108,10 +108,11 @@ _matrix_plug() {
 # _matrix_stream_word RESULT: isocam-stream's line as an outcome word,
 # appended to OUT (a stall or an odd end also to CELL_BAD).
 _matrix_stream_word() {
-	local r=$1 end good err
-	end=$(sed -n 's/.*end=\([a-z]*\).*/\1/p' <<<"$r")
-	good=$(sed -n 's/.*good=\([0-9]*\).*/\1/p' <<<"$r")
-	err=$(sed -n 's/.*error=\([0-9]*\).*/\1/p' <<<"$r")
+	local r=$1 end="" good="" err=""
+	# (Bash's own regex, not sed: forks are dear in the guest.)
+	[[ $r =~ .*end=([a-z]*) ]] && end=${BASH_REMATCH[1]}
+	[[ $r =~ .*good=([0-9]*) ]] && good=${BASH_REMATCH[1]}
+	[[ $r =~ .*error=([0-9]*) ]] && err=${BASH_REMATCH[1]}
 	case "$end" in
 	count)
 		if [ "$err" = 0 ]; then OUT+=" good"
@@ -151,7 +152,7 @@ _matrix_exercise() {
 # _matrix_arm: SIGUSR2 to the emulator; wait for its "armed" line.
 _matrix_arm() {
 	kill -USR2 "$EMU_PID"
-	wait_for "grep -q 'hostile .* armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
+	wait_for "file_has '$CAMERA_EMU_LOG' 'hostile .* armed'" 10 "the emulator to arm"
 }
 
 # _matrix_bg_loop ctrl|i2c: a background process writing controls or
@@ -184,7 +185,7 @@ _matrix_bg_wait() {
 	while kill -0 "$BG" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
 		read -r n <"$RESULTS/bg-count" || n=0
 		[ "${n:-0}" -lt "$want" ] || return 0
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -242,7 +243,7 @@ _matrix_cell() {
 	if [ -n "$(_vhci_used_ports)" ]; then
 		timeout 25 usbip detach -p 0 >/dev/null 2>&1 || CELL_BAD+="usbip detach failed or hung; "
 	fi
-	wait_for '[ -z "$(usb_devs)" ] && no_isocam_left' 25 "the unplug of $tag" ||
+	wait_for 'no_usb_camera && no_isocam_left' 25 "the unplug of $tag" ||
 		CELL_BAD+="the unplug did not finish; "
 	[ $((SECONDS - t0)) -le 20 ] || CELL_BAD+="the unplug took $((SECONDS - t0)) s; "
 	stop_emu

@@ -14,6 +14,7 @@
 #   find_usb_dev [BUSID]      sysfs path of the attached camera (the one
 #                             imported from BUSID, default: the first found)
 #   usb_devs                  sysfs paths of all attached isocam cameras
+#   no_usb_camera             true once no camera's USB device is in sysfs
 #   camera_start [--expect-fail] [ARGS...]
 #                             modules loaded, emulator started with ARGS,
 #                             camera 1-1 attached; unless --expect-fail,
@@ -39,14 +40,21 @@
 : "${ISOCAM_ROOT:?source tests/vm/lib.sh first}"
 
 _usb_h=$ISOCAM_ROOT/include/isocam/usb.h
+# _usb_hdr NAME VAR: VAR=the value NAME is #defined to, as 4 hex digits.
 _usb_hdr() {
-	local v
-	v=$(awk -v n="$1" '$1 == "#define" && $2 == n { print $3; exit }' "$_usb_h")
+	local d n v=""
+	while read -r d n v; do
+		[ "$d" = "#define" ] && [ "$n" = "$1" ] && break
+		v=
+	done <"$_usb_h"
+	v=${v%%[[:space:]]*}
 	[ -n "$v" ] || fail "$1 is not defined in $_usb_h"
-	printf '%04x' $((v))
+	printf -v "$2" '%04x' $((v))
 }
-CAMERA_VID=$(_usb_hdr ISOCAM_USB_VID)
-CAMERA_PID=$(_usb_hdr ISOCAM_USB_PID)
+CAMERA_VID=
+CAMERA_PID=
+_usb_hdr ISOCAM_USB_VID CAMERA_VID
+_usb_hdr ISOCAM_USB_PID CAMERA_PID
 EMU_BIN=${ISOCAM_BUILD:-$ISOCAM_ROOT/build}/isocam-emu
 EMU_PORT=${EMU_PORT:-3240}
 EMU_PID=
@@ -87,14 +95,14 @@ start_emu() {
 	EMU_PID=$!
 	log "isocam-emu $* (pid $EMU_PID, log $CAMERA_EMU_LOG)"
 	local deadline=$((SECONDS + 10))
-	until grep -q 'listening on' "$CAMERA_EMU_LOG"; do
+	until file_has "$CAMERA_EMU_LOG" 'listening on'; do
 		if ! kill -0 "$EMU_PID" 2>/dev/null; then
 			cat "$CAMERA_EMU_LOG" >&2
 			EMU_PID=
 			fail "isocam-emu exited at start"
 		fi
 		[ "$SECONDS" -lt "$deadline" ] || fail "isocam-emu did not start listening in 10 s"
-		sleep 0.1
+		nap 0.1
 	done
 }
 
@@ -111,13 +119,29 @@ stop_emu() {
 	grep -q 'stopped' "$CAMERA_EMU_LOG" || fail "isocam-emu did not log a clean stop"
 }
 
+# _is_camera DIR: DIR is a USB device with the camera's IDs. (Builtins
+# only: unplug waits poll this, and a fork costs up to 160 ms of guest
+# time on the debug kernel. A device going away mid-read is not a camera.)
+_is_camera() {
+	local v="" p=""
+	[ -f "$1/idVendor" ] || return 1
+	{ read -r v <"$1/idVendor" && read -r p <"$1/idProduct"; } 2>/dev/null || return 1
+	[ "$v" = "$CAMERA_VID" ] && [ "$p" = "$CAMERA_PID" ]
+}
+
 usb_devs() {
 	local d
 	for d in /sys/bus/usb/devices/*; do
-		[ -f "$d/idVendor" ] || continue
-		[ "$(cat "$d/idVendor")" = "$CAMERA_VID" ] || continue
-		[ "$(cat "$d/idProduct")" = "$CAMERA_PID" ] || continue
-		readlink -f "$d"
+		_is_camera "$d" && readlink -f "$d"
+	done
+	return 0
+}
+
+# no_usb_camera: no camera's USB device is left in sysfs.
+no_usb_camera() {
+	local d
+	for d in /sys/bus/usb/devices/*; do
+		! _is_camera "$d" || return 1
 	done
 }
 
@@ -125,15 +149,22 @@ usb_devs() {
 # The vhci ports in use, as "PORT BUSID" (status files: hub port sta spd
 # dev sockfd local_busid; sta 6 is VDEV_ST_USED).
 _vhci_used_ports() {
-	local f
+	local f port sta rest busid
 	for f in /sys/devices/platform/vhci_hcd.*/status*; do
 		[ -f "$f" ] || continue
-		awk 'NR > 1 && $3 == "006" { print $2 + 0, $7 }' "$f"
+		{
+			read -r _
+			while read -r _ port sta rest; do
+				busid=${rest##* }
+				[ "$sta" != 006 ] || echo "$((10#$port)) $busid"
+			done
+		} <"$f"
 	done
+	return 0
 }
 
 find_usb_dev() {
-	local busid=${1:-} port here rec
+	local busid=${1:-} port here rec b
 	if [ -z "$busid" ]; then
 		usb_devs | head -n 1 | grep .
 		return
@@ -143,7 +174,9 @@ find_usb_dev() {
 	while read -r port here; do
 		rec=/var/run/vhci_hcd/port$port
 		[ -f "$rec" ] || continue
-		[ "$(awk '{ print $3 }' "$rec")" = "$busid" ] || continue
+		b=
+		read -r _ _ b <"$rec" || true
+		[ "$b" = "$busid" ] || continue
 		[ -e "/sys/bus/usb/devices/$here" ] || continue
 		readlink -f "/sys/bus/usb/devices/$here"
 		return 0
@@ -172,7 +205,7 @@ detach_camera() {
 		usbip detach -p "$port" >/dev/null || fail "usbip detach -p $port failed"
 		log "detached vhci port $port${busid:+ ($busid)}"
 	done <<<"$(_vhci_used_ports)"
-	wait_for '[ -z "$(usb_devs)" ]' 20 "the camera's USB devices to go away"
+	wait_for no_usb_camera 20 "the camera's USB devices to go away"
 }
 
 emu_alts() {

@@ -78,7 +78,7 @@ no_isocam_left() {
 
 # driver_debugfs: debugfs mounted; INTF, DBG of the bound camera.
 driver_debugfs() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	INTF=$(cam_intf) || fail "no interface bound to isocam"
 	DBG=/sys/kernel/debug/usb/isocam-${INTF##*/}
 }
@@ -86,7 +86,7 @@ driver_debugfs() {
 # driver_setup [EMU ARGS...]: debugfs, vhci-hcd and the modules loaded,
 # the emulator started with ARGS, nothing attached yet (see plug).
 driver_setup() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	modprobe vhci-hcd
 	load_isocam_modules
 	start_emu "$@"

@@ -12,7 +12,7 @@ FFS_LOG=
 # gadget_setup: debugfs, dummy_hcd (its UDC and its host) and isocam's
 # modules loaded.
 gadget_setup() {
-	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	modprobe dummy_hcd || fail "modprobe dummy_hcd"
 	wait_for "[ -e /sys/class/udc/$UDC ]" 10 "$UDC"
 	load_isocam_modules

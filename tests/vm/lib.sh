@@ -8,6 +8,7 @@
 # fail the pipeline; `CMD | grep PAT >/dev/null` reads everything.
 #
 #   log MSG...                 timestamped line on stdout
+#   is_mounted DIR             true if a file system is mounted on DIR
 #   step MSG...                a visible "== MSG" heading
 #   fail MSG...                message on stderr, exit 1
 #   require_cmd CMD...         fail with a clear message when CMD is missing
@@ -19,8 +20,11 @@
 #   assert_le ACTUAL MAX [WHAT]     (integers)
 #   assert_match STRING ERE [WHAT]
 #   assert_file PATH           PATH exists
+#   file_has FILE ERE          a line of FILE matches ERE (bash's regex: for
+#                              small files polled often, e.g. a fresh log)
 #   assert_module_loaded NAME / assert_module_unloaded NAME
 #   wait_for 'COND' TIMEOUT [WHAT]   poll the shell condition every 0.2 s
+#   nap SECONDS                sleep without a fork or an exec (polling loops)
 #   run_logged NAME CMD...     run CMD, tee its output to $RESULTS/NAME.log
 #   load_isocam_modules        modprobe the installed ic1280, then isocam;
 #                              parameters from $ic1280_PARAMS, $isocam_PARAMS
@@ -49,7 +53,14 @@ mkdir -p "$RESULTS"
 # that instantiates it.
 ISOCAM_MODULES="ic1280 isocam"
 
-log() { printf '%s %s\n' "$(date +%T.%3N)" "$*"; }
+# Fork-free, as every helper that runs often: under TCG a fork and an
+# exec cost up to 160 ms of guest time on the debug kernel (KASAN,
+# kmemleak).
+log() {
+	local t=$EPOCHREALTIME us
+	us=${t#*.}
+	printf '%(%T)T.%s %s\n' "${t%.*}" "${us:0:3}" "$*"
+}
 step() { printf '== %s\n' "$*"; }
 
 fail() {
@@ -97,6 +108,23 @@ assert_file() {
 	[ -e "$1" ] || fail "missing file: $1"
 }
 
+file_has() {
+	local l
+	[ -r "$1" ] || return 1
+	while IFS= read -r l || [ -n "$l" ]; do
+		[[ $l =~ $2 ]] && return 0
+	done <"$1"
+	return 1
+}
+
+is_mounted() {
+	local dir rest
+	while read -r _ dir rest; do
+		[ "$dir" = "$1" ] && return 0
+	done </proc/self/mounts
+	return 1
+}
+
 module_loaded() {
 	[ -d "/sys/module/${1//-/_}" ] && [ -e "/sys/module/${1//-/_}/initstate" ]
 }
@@ -109,13 +137,25 @@ assert_module_unloaded() {
 	! module_loaded "$1" || fail "module $1 is still loaded"
 }
 
+# nap: read with a timeout from a FIFO that nobody writes (opened read-
+# write, so neither the open nor the read sees an end). /bin/sleep in a
+# polling loop costs a fork and an exec per round: 0.2 s of guest time
+# each on the debug kernel, as much as the nap itself.
+_nap_fifo=/tmp/isocam-nap.$$
+mkfifo -m 600 "$_nap_fifo"
+exec {_nap_fd}<>"$_nap_fifo"
+rm -f "$_nap_fifo"
+nap() {
+	read -r -t "$1" -u "$_nap_fd" _ || true
+}
+
 # wait_for 'COND' TIMEOUT [WHAT]: COND is evaluated by the shell.
 wait_for() {
 	local cond=$1 timeout=${2:-10} what=${3:-$1}
 	local deadline=$((SECONDS + timeout))
 	until eval "$cond"; do
 		[ "$SECONDS" -lt "$deadline" ] || fail "timed out after ${timeout}s waiting for: $what"
-		sleep 0.2
+		nap 0.2
 	done
 }
 
@@ -138,9 +178,10 @@ kmsg_after_mark() {
 }
 
 load_isocam_modules() {
-	local m
+	local m rel
+	read -r rel </proc/sys/kernel/osrelease
 	for m in $ISOCAM_MODULES; do
-		[ -f "/lib/modules/$(uname -r)/extra/$m.ko" ] ||
+		[ -f "/lib/modules/$rel/extra/$m.ko" ] ||
 			fail "$m.ko is not installed in the guest (was 'make modules' run?)"
 	done
 	for m in $ISOCAM_MODULES; do

@@ -58,7 +58,7 @@ for i in 1 2 3; do
 	until find_nodes && has_controls; do
 		ms=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
 		[ "$ms" -lt 5000 ] || fail "plug $i: after ${ms} ms: video '$VIDEO' i2c '$I2C' sensor '$SENSOR'"
-		sleep 0.05
+		nap 0.05
 	done
 	ms=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
 	[ "$ms" -le "$worst" ] || worst=$ms

@@ -24,16 +24,6 @@ driver_setup
 
 now_ms() { echo $((${EPOCHREALTIME/./} / 1000)); }
 
-# has_line FILE TEXT: FILE has a line containing TEXT (builtins only: this
-# polls every 50 ms, and a fork under TCG costs more than that).
-has_line() {
-	local l
-	while IFS= read -r l; do
-		[[ $l != *"$2"* ]] || return 0
-	done <"$1"
-	return 1
-}
-
 # kmsg_ms TEXT: the kernel log time, in ms, of the first line from the
 # current cycle's marker on that contains TEXT (awk: no regex from TEXT).
 kmsg_ms() {
@@ -64,15 +54,17 @@ for i in $(seq 1 "$CYCLES"); do
 	t0=$(now_ms)
 	usbip detach -p 0 >/dev/null || fail "cycle $i: usbip detach failed"
 	detach_ms=$(($(now_ms) - t0))
-	while ! has_line "$flog" 'No such device'; do
+	# (file_has and nap are builtins: this polls every 50 ms, and a fork
+	# and an exec under TCG cost more than that.)
+	while ! file_has "$flog" 'No such device'; do
 		[ $(($(now_ms) - t0)) -lt 10000 ] ||
 			fail "cycle $i: no error from ffmpeg 10 s after usbip detach: $(cat "$flog")"
-		sleep 0.05
+		nap 0.05
 	done
 	kmsg_mark "85: cycle $i: ffmpeg reported the error"
 	while kill -0 "$FF_PID" 2>/dev/null; do
 		[ $(($(now_ms) - t0)) -lt 10000 ] || fail "cycle $i: ffmpeg still runs 10 s after usbip detach"
-		sleep 0.05
+		nap 0.05
 	done
 	exit_ms=$(($(now_ms) - t0))
 	gone=$(kmsg_ms 'USB disconnect')
