@@ -52,6 +52,8 @@ check "clean.sh PASSes after it in the same boot" \
 	grep -qE '^PASS clean \(' "$OUT/run-vm.stdout"
 check "clean.sh's result file came back" \
 	grep -qx 'from the guest' "$OUT/clean/results/proof.txt"
+check "what warn.sh left in /tmp was removed, and said so" \
+	grep -q 'warn left in /tmp, removing: .*/tmp/selftest-left' "$OUT/console.log"
 check "exit3.sh FAILs with its exit status" \
 	grep -qE '^FAIL exit3 \(exit status 3 ' "$OUT/run-vm.stdout"
 check "the guest's dmesg and console are saved" \

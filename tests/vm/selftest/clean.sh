@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Harness self-test, guest side: runs after warn.sh in the same boot and
 # must PASS: a splat is charged to the script that caused it only. It also
-# checks the environment and results share the harness promises.
+# checks the environment and results share the harness promises, and that
+# nothing warn.sh left in /tmp is there.
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 assert_eq "$(pwd)" "$ISOCAM_ROOT" "cwd"
 assert_eq "$ISOCAM_BUILD" "$ISOCAM_ROOT/build" "ISOCAM_BUILD"
@@ -21,5 +22,6 @@ kmsg_mark "selftest mark"
 echo "after the mark" >/dev/kmsg
 got=$(dmesg | kmsg_after_mark "selftest mark" | sed 's/^\[[ 0-9.]*\] //' | tr '\n' '|')
 assert_eq "$got" "isocam-test: selftest mark|after the mark|" "kmsg_after_mark on dmesg"
+[ ! -e /tmp/selftest-left ] || fail "what warn.sh left in /tmp is still there"
 echo "from the guest" >"$RESULTS/proof.txt"
 log "clean: ok"
