@@ -124,6 +124,27 @@ find_new_procs() {
 	done
 }
 
+# What a script leaves in /tmp (the overlay's tmpfs: half the guest's
+# memory) is gone before the next one starts: on the debug kernel a
+# failed 82-user-tweak left 400 MB of capture there, and the three
+# scripts after it failed for want of space.
+declare -A TMP_BEFORE=()
+snapshot_tmp() {
+	local f
+	TMP_BEFORE=()
+	for f in /tmp/* /tmp/.[!.]*; do TMP_BEFORE[$f]=1; done
+}
+clean_tmp() { # clean_tmp NAME
+	local f left=()
+	for f in /tmp/* /tmp/.[!.]*; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		[ -n "${TMP_BEFORE[$f]:-}" ] || left+=("$f")
+	done
+	[ ${#left[@]} -gt 0 ] || return 0
+	log "$1 left in /tmp, removing: $(du -csh "${left[@]}" 2>/dev/null | tail -n 1 | cut -f 1) in ${left[*]}"
+	rm -rf "${left[@]}"
+}
+
 export ISOCAM_ROOT=$ROOT ISOCAM_BUILD=$ROOT/build ISOCAM_KVER=$KVER ISOCAM_VM=1
 export ISOCAM_KCONFIG=$KCONFIG
 
@@ -155,6 +176,7 @@ for script in "${SCRIPTS[@]}"; do
 	mkdir -p "$dir/results"
 	log "=== RUN $name"
 	snapshot_procs
+	snapshot_tmp
 	start=$EPOCHREALTIME
 	(
 		cd "$ROOT" || exit 1
@@ -202,6 +224,7 @@ for script in "${SCRIPTS[@]}"; do
 			log "$name: cannot unload $m: $err"
 		fi
 	done
+	clean_tmp "$name"
 	kmemleak_scan "$dir/kmemleak.log" "$end"
 	dmesg -c >"$dir/kmsg.log" 2>&1
 	{ echo "=== $name"; cat "$dir/kmsg.log"; } >>"$OUT/dmesg.log"
