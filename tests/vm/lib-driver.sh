@@ -184,6 +184,20 @@ check_gaps() {
 	sed -n 's/.*, \([0-9]*\) dropped, .*/\1/p' "$1" | tail -n 1
 }
 
+# gaps_camera_dropped NAME CAM: the frames missing from capture NAME (its
+# isocam-check log, run with --allow-drops) pass only as frames the camera
+# itself said it could not send (CAM, from its status line over the same
+# capture): a guest too slow for the camera's userspace is not the driver
+# losing a frame. Prints the count.
+gaps_camera_dropped() {
+	local gaps
+	gaps=$(check_gaps "$RESULTS/$1.check.log")
+	[ -n "$gaps" ] || fail "$1: no dropped count from isocam-check: $(cat "$RESULTS/$1.check.log")"
+	[ "$gaps" -le "$2" ] ||
+		fail "$1: $gaps frames missing from the capture, the camera could not send $2"
+	echo "$gaps"
+}
+
 # capture_verify NAME FOURCC W H N CHECK-OPTIONS V4L2-CTL-STREAM-OPTIONS...:
 # capture N frames of the current format into guest RAM, have isocam-check
 # verify every one of them (CHECK-OPTIONS: more of its options, split on

@@ -39,11 +39,15 @@ kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p" >"$RESULTS/kmsg.txt"; }
 # halts: how many CLEAR_FEATURE(ENDPOINT_HALT) the camera has seen (-v).
 halts() { grep -c ': endpoint 0x81 halt cleared' "$CAMERA_EMU_LOG" || true; }
 
-# capture_check FOURCC W H FPS N [ISOCAM-CHECK OPTIONS]: N frames with
-# MMAP at FPS, every one verified (lib-driver.sh, capture_verify), and
-# nothing lost on the bus or refused by the driver.
+# capture_check FOURCC W H FPS N: N frames with MMAP at FPS, every one
+# verified (lib-driver.sh, capture_verify), and nothing lost on the bus or
+# refused by the driver. Over bulk the camera, like a real bridge with a
+# one-frame buffer, drops a frame the host has not fetched when the next
+# is due: a gap passes only as such a frame (gaps_camera_dropped). The
+# debug kernel's guest does not keep 640x480 YUYV at 30 fps (18 MB/s)
+# without a few, while the driver's own work is 23 us a URB.
 capture_check() {
-	local f=$1 w=$2 h=$3 fps=$4 n=$5 name
+	local f=$1 w=$2 h=$3 fps=$4 n=$5 name cam0 gaps
 	name=bulk-$f-${w}x$h-$fps
 	v4l2-ctl -d "$NODE" -v "width=$w,height=$h,pixelformat=$f" || fail "set-fmt $f ${w}x$h"
 	v4l2-ctl -d "$NODE" -p "$fps" >/dev/null || fail "set-parm $fps"
@@ -56,8 +60,11 @@ capture_check() {
 			>/dev/null 2>&1 || fail "$name: warm-up capture failed"
 		STREAMS=$((STREAMS + 1))
 	fi
-	capture_verify "$name" "$f" "$w" "$h" "$n" "${6:-}" --stream-mmap=16
+	cam0=$(emu_frames_dropped 1-1)
+	capture_verify "$name" "$f" "$w" "$h" "$n" --allow-drops --stream-mmap=16
 	STREAMS=$((STREAMS + 1))
+	gaps=$(gaps_camera_dropped "$name" $(($(emu_frames_dropped 1-1) - cam0)))
+	log "$name: $gaps frames missing, all of them frames the camera could not send"
 	bus_clean "$name"
 }
 
@@ -111,11 +118,9 @@ capture_check GREY 320 240 30 100
 capture_check RGBP 640 480 30 60
 capture_check MJPG 1280 960 30 60
 capture_check YUYV 160 120 60 100
-# 49 MB/s: an emulated guest may not keep up; the bridge then drops whole
-# frames (isocam-check counts the gaps), but every frame that comes is
-# right and the bus loses nothing.
-capture_check YUYV 1280 960 20 30 --allow-drops
-log "frames the camera dropped so far (encoder priming, a guest too slow for 49 MB/s): $(emu_frames_dropped)"
+# 49 MB/s: an emulated guest may not keep up, and the camera drops whole
+# frames, but every frame that comes is right and the bus loses nothing.
+capture_check YUYV 1280 960 20 30
 wait_for '[ $(($(halts) - h0)) -ge $STREAMS ]' 5 "$STREAMS halts cleared"
 assert_eq $(($(halts) - h0)) "$STREAMS" "halts cleared: one per stream off"
 assert_eq "$(emu_alts | tr -d ' 0')" "" "alt settings the camera saw (0 only)"
