@@ -35,11 +35,14 @@ fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
+# The guest must not see the host's /tmp (clean.sh checks).
+touch /tmp/isocam-selftest-host
 "$ROOT/tests/vm/run-vm.sh" --quiet --keep-going --timeout 60 --out "$OUT" \
 	"$ROOT/tests/vm/selftest/warn.sh" \
 	"$ROOT/tests/vm/selftest/clean.sh" \
 	"$ROOT/tests/vm/selftest/exit3.sh" >"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
 status=$?
+rm -f /tmp/isocam-selftest-host
 sed 's/^/selftest: run-vm: /' "$OUT/run-vm.stdout"
 
 check "run-vm.sh exits 1 (got $status)" test "$status" = 1
