@@ -49,6 +49,14 @@ ln -sfn /proc/self/fd/2 /dev/stderr
 mount -t devpts -o gid=5,mode=620 devpts /dev/pts 2>/dev/null
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm 2>/dev/null
 mount -t tmpfs -o mode=0755 tmpfs /run 2>/dev/null
+# The guest's own /tmp: through the overlay, the host's /tmp shows files a
+# job beside the VM writes there (a compiler's temporaries), which the
+# scripts must not see nor the harness remove. Not when the tree or the
+# results live under /tmp: a tmpfs there would hide them.
+case "$ROOT/:$OUT/" in
+/tmp/* | *:/tmp/*) ;;
+*) mount -t tmpfs -o mode=1777 tmpfs /tmp ;;
+esac
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t configfs configfs /sys/kernel/config 2>/dev/null
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
