@@ -132,8 +132,8 @@ find_new_procs() {
 	done
 }
 
-# What a script leaves in /tmp (the overlay's tmpfs: half the guest's
-# memory) is gone before the next one starts: on the debug kernel a
+# What a script leaves in /tmp (the guest's own tmpfs, mounted above: half
+# its memory) is gone before the next one starts: on the debug kernel a
 # failed 82-user-tweak left 400 MB of capture there, and the three
 # scripts after it failed for want of space.
 declare -A TMP_BEFORE=()

@@ -47,7 +47,7 @@ halts() { grep -c ': endpoint 0x81 halt cleared' "$CAMERA_EMU_LOG" || true; }
 # debug kernel's guest does not keep 640x480 YUYV at 30 fps (18 MB/s)
 # without a few, while the driver's own work is 23 us a URB.
 capture_check() {
-	local f=$1 w=$2 h=$3 fps=$4 n=$5 name cam0 gaps
+	local f=$1 w=$2 h=$3 fps=$4 n=$5 name cam0 cam gaps
 	name=bulk-$f-${w}x$h-$fps
 	v4l2-ctl -d "$NODE" -v "width=$w,height=$h,pixelformat=$f" || fail "set-fmt $f ${w}x$h"
 	v4l2-ctl -d "$NODE" -p "$fps" >/dev/null || fail "set-parm $fps"
@@ -63,8 +63,9 @@ capture_check() {
 	cam0=$(emu_frames_dropped 1-1)
 	capture_verify "$name" "$f" "$w" "$h" "$n" --allow-drops --stream-mmap=16
 	STREAMS=$((STREAMS + 1))
-	gaps=$(gaps_camera_dropped "$name" $(($(emu_frames_dropped 1-1) - cam0)))
-	log "$name: $gaps frames missing, all of them frames the camera could not send"
+	cam=$(($(emu_frames_dropped 1-1) - cam0))
+	gaps=$(gaps_camera_dropped "$name" "$cam")
+	log "$name: $gaps missing (the camera could not send $cam)"
 	bus_clean "$name"
 }
 

@@ -32,7 +32,7 @@ v4l2-ctl -d "$NODE" -c auto_exposure=1 || fail "v4l2-ctl -c auto_exposure=1"
 # ffmpeg's cap; the capture ends (SIGTERM) a second after the last change,
 # so a slower machine only makes it longer. isocam-check reads it as it
 # comes, through a pipe: kept in the guest's tmpfs, the debug kernel's
-# 650 frames (400 MB) filled it.
+# capture filled it at about 700 frames (430 MB).
 MAX_FRAMES=1800
 PIPE=/tmp/tweak.fifo
 rm -f "$PIPE"
