@@ -190,18 +190,21 @@ check_gaps() {
 # send over the same capture: COUNTER... is the command that prints the
 # camera's running count (emu_frames_dropped PORT, ffs_frames_dropped). A
 # guest too slow for the camera's userspace is not the driver losing a
-# frame. Logs both counts.
+# frame. Logs the capture's guest time (the counter's reads, a signal and
+# a wait each, outside it) and both counts.
 capture_camera_dropped() {
-	local name=$1 fourcc=$2 w=$3 h=$4 n=$5 cam0 cam gaps
+	local name=$1 fourcc=$2 w=$3 h=$4 n=$5 cam0 cam gaps t0 ms
 	shift 5
 	cam0=$("$@")
+	t0=${EPOCHREALTIME/./}
 	capture_verify "$name" "$fourcc" "$w" "$h" "$n" --allow-drops --stream-mmap=16
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
 	cam=$(($("$@") - cam0))
 	gaps=$(check_gaps "$RESULTS/$name.check.log")
 	[ -n "$gaps" ] || fail "$name: no dropped count from isocam-check: $(cat "$RESULTS/$name.check.log")"
 	[ "$gaps" -le "$cam" ] ||
 		fail "$name: $gaps frames missing from the capture, the camera could not send $cam"
-	log "$name: $gaps missing (the camera could not send $cam)"
+	log "$name: $n frames in $ms ms of guest time; $gaps missing (the camera could not send $cam)"
 }
 
 # capture_verify NAME FOURCC W H N CHECK-OPTIONS V4L2-CTL-STREAM-OPTIONS...:
