@@ -12,7 +12,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include "isocam_kcompat.h"	/* the kernel version's unaligned.h */
 #else
 #include <stdbool.h>
 #include <stddef.h>

@@ -15,9 +15,11 @@
  *   snaps to the nearest supported size and returns what it chose.
  * - video ops: s_stream(1) wakes the sensor and writes format, size, frame
  *   length and every control, then starts streaming; s_stream(0) puts it
- *   in standby. g/s_frame_interval: s_ frame_interval snaps to the nearest
- *   supported interval for the active size. Changing the active format or
- *   interval while streaming returns -EBUSY.
+ *   in standby. The frame interval (pad ops get/set_frame_interval since
+ *   6.8, video ops g/s_frame_interval before; the compat header's
+ *   isocam_subdev_[gs]_frame_interval() call either): setting it snaps to
+ *   the nearest supported interval for the size. Changing the active
+ *   format or interval while streaming returns -EBUSY.
  * - Controls: inherit them with v4l2_ctrl_add_handler(hdl, sd->ctrl_handler,
  *   NULL, true). Their values are kept while the sensor is in standby and
  *   written at stream start; while streaming they reach the sensor at once.
@@ -52,6 +54,8 @@
 #include <media/v4l2-subdev.h>
 
 #include <isocam/ic1280_regs.h>
+
+#include "isocam_kcompat.h"
 
 /* Idle time after the last stream before the sensor is runtime suspended. */
 #define IC1280_AUTOSUSPEND_MS		1000
@@ -508,7 +512,7 @@ static int ic1280_program(struct ic1280 *sensor,
 	int ret;
 
 	ret = ic1280_write_mode(sensor,
-				v4l2_subdev_get_pad_format(&sensor->sd, state, 0));
+				v4l2_subdev_state_get_format(state, 0));
 	ret = ret ?: __v4l2_ctrl_handler_setup(&sensor->ctrls);
 	return ret ?: ic1280_set_mode(sensor, IC1280_MODE_STREAMING);
 }
@@ -564,54 +568,72 @@ static int ic1280_s_stream(struct v4l2_subdev *sd, int enable)
 	return ret;
 }
 
-static int ic1280_g_frame_interval(struct v4l2_subdev *sd,
-				   struct v4l2_subdev_frame_interval *fi)
+/*
+ * Pad ops called with the state locked (sensor->lock): by the core since
+ * 6.8, by the compat header's video ops before. A TRY interval lives in
+ * the try state; the active one is sensor->fps.
+ */
+static int ic1280_get_frame_interval(struct v4l2_subdev *sd,
+				     struct v4l2_subdev_state *state,
+				     struct v4l2_subdev_frame_interval *fi)
 {
-	struct ic1280 *sensor = to_ic1280(sd);
+	struct v4l2_fract *try = isocam_subdev_try_interval(state, fi);
 
-	mutex_lock(&sensor->lock);
+	if (try) {
+		fi->interval = *try;
+		return 0;
+	}
 	fi->interval.numerator = 1;
-	fi->interval.denominator = sensor->fps;
-	mutex_unlock(&sensor->lock);
+	fi->interval.denominator = to_ic1280(sd)->fps;
 	return 0;
 }
 
-static int ic1280_s_frame_interval(struct v4l2_subdev *sd,
-				   struct v4l2_subdev_frame_interval *fi)
+static int ic1280_set_frame_interval(struct v4l2_subdev *sd,
+				     struct v4l2_subdev_state *state,
+				     struct v4l2_subdev_frame_interval *fi)
 {
+	struct v4l2_fract *try = isocam_subdev_try_interval(state, fi);
+	const struct v4l2_mbus_framefmt *fmt;
 	struct ic1280 *sensor = to_ic1280(sd);
-	struct v4l2_subdev_state *state;
-	struct v4l2_mbus_framefmt *fmt;
-	int ret = 0;
+	unsigned int fps;
 
-	state = v4l2_subdev_lock_and_get_active_state(sd);
-	fmt = v4l2_subdev_get_pad_format(sd, state, 0);
-
-	if (sensor->streaming) {
-		ret = -EBUSY;
-	} else if (fi->interval.numerator && fi->interval.denominator) {
-		/* A zero interval asks for nothing: keep the current one. */
-		sensor->fps = ic1280_nearest_rate(fmt->width, fmt->height,
-						  fi->interval.numerator,
-						  fi->interval.denominator);
+	fmt = v4l2_subdev_state_get_format(state, 0);
+	fps = try ? try->denominator : sensor->fps;
+	/* A zero interval asks for nothing: keep the current one. */
+	if (fi->interval.numerator && fi->interval.denominator)
+		fps = ic1280_nearest_rate(fmt->width, fmt->height,
+					  fi->interval.numerator,
+					  fi->interval.denominator);
+	if (!try && sensor->streaming) {
+		fi->interval = (struct v4l2_fract){ 1, sensor->fps };
+		return -EBUSY;
 	}
-	fi->interval.numerator = 1;
-	fi->interval.denominator = sensor->fps;
-
-	v4l2_subdev_unlock_state(state);
-	return ret;
+	if (try)
+		*try = (struct v4l2_fract){ 1, fps };
+	else
+		sensor->fps = fps;
+	fi->interval = (struct v4l2_fract){ 1, fps };
+	return 0;
 }
+
+ISOCAM_DEFINE_VIDEO_FRAME_INTERVAL(ic1280_g_frame_interval,
+				   ic1280_s_frame_interval,
+				   ic1280_get_frame_interval,
+				   ic1280_set_frame_interval)
 
 /* --- pad ops ---------------------------------------------------------------- */
 
-static int ic1280_init_cfg(struct v4l2_subdev *sd,
-			   struct v4l2_subdev_state *state)
+static int ic1280_init_state(struct v4l2_subdev *sd,
+			     struct v4l2_subdev_state *state)
 {
 	const struct ic1280_size *size =
 		ic1280_find_size(IC1280_DEFAULT_WIDTH, IC1280_DEFAULT_HEIGHT);
+	struct v4l2_fract *interval = isocam_subdev_state_interval(state, 0);
 
-	ic1280_fill_fmt(v4l2_subdev_get_pad_format(sd, state, 0),
+	ic1280_fill_fmt(v4l2_subdev_state_get_format(state, 0),
 			ic1280_formats[0].code, size);
+	if (interval)
+		*interval = (struct v4l2_fract){ 1, IC1280_DEFAULT_FPS };
 	return 0;
 }
 
@@ -665,7 +687,7 @@ static int ic1280_get_fmt(struct v4l2_subdev *sd,
 			  struct v4l2_subdev_state *state,
 			  struct v4l2_subdev_format *fmt)
 {
-	fmt->format = *v4l2_subdev_get_pad_format(sd, state, fmt->pad);
+	fmt->format = *v4l2_subdev_state_get_format(state, fmt->pad);
 	return 0;
 }
 
@@ -692,7 +714,7 @@ static int ic1280_set_fmt(struct v4l2_subdev *sd,
 			sensor->fps = ic1280_max_rate(size->width,
 						      size->height);
 	}
-	*v4l2_subdev_get_pad_format(sd, state, fmt->pad) = fmt->format;
+	*v4l2_subdev_state_get_format(state, fmt->pad) = fmt->format;
 	return 0;
 }
 
@@ -707,7 +729,7 @@ static int ic1280_log_status(struct v4l2_subdev *sd)
 	bool streaming;
 
 	state = v4l2_subdev_lock_and_get_active_state(sd);
-	fmt = *v4l2_subdev_get_pad_format(sd, state, 0);
+	fmt = *v4l2_subdev_state_get_format(state, 0);
 	fps = sensor->fps;
 	streaming = sensor->streaming;
 	v4l2_subdev_unlock_state(state);
@@ -765,17 +787,19 @@ static const struct v4l2_subdev_core_ops ic1280_core_ops = {
 
 static const struct v4l2_subdev_video_ops ic1280_video_ops = {
 	.s_stream = ic1280_s_stream,
-	.g_frame_interval = ic1280_g_frame_interval,
-	.s_frame_interval = ic1280_s_frame_interval,
+	ISOCAM_SUBDEV_VIDEO_FRAME_INTERVAL(ic1280_g_frame_interval,
+					   ic1280_s_frame_interval)
 };
 
 static const struct v4l2_subdev_pad_ops ic1280_pad_ops = {
-	.init_cfg = ic1280_init_cfg,
+	ISOCAM_SUBDEV_PAD_INIT_CFG(ic1280_init_state)
 	.enum_mbus_code = ic1280_enum_mbus_code,
 	.enum_frame_size = ic1280_enum_frame_size,
 	.enum_frame_interval = ic1280_enum_frame_interval,
 	.get_fmt = ic1280_get_fmt,
 	.set_fmt = ic1280_set_fmt,
+	ISOCAM_SUBDEV_PAD_FRAME_INTERVAL(ic1280_get_frame_interval,
+					 ic1280_set_frame_interval)
 };
 
 static const struct v4l2_subdev_ops ic1280_subdev_ops = {
@@ -825,6 +849,7 @@ static void ic1280_release(struct v4l2_subdev *sd)
 }
 
 static const struct v4l2_subdev_internal_ops ic1280_internal_ops = {
+	ISOCAM_SUBDEV_INIT_STATE(ic1280_init_state)
 	.registered = ic1280_registered,
 	.release = ic1280_release,
 };
@@ -924,7 +949,7 @@ static int ic1280_probe(struct i2c_client *client)
 	int ret;
 
 	/* Not devm: it may outlive the client (see ref). */
-	sensor = kzalloc(sizeof(*sensor), GFP_KERNEL);
+	sensor = kzalloc_obj(*sensor, GFP_KERNEL);
 	if (!sensor)
 		return -ENOMEM;
 	kref_init(&sensor->ref);
@@ -1027,7 +1052,7 @@ static struct i2c_driver ic1280_driver = {
 		 */
 		.suppress_bind_attrs = true,
 	},
-	.probe_new = ic1280_probe,
+	ISOCAM_I2C_PROBE(ic1280_probe)
 	.remove = ic1280_remove,
 	.id_table = ic1280_id,
 };
@@ -1036,7 +1061,7 @@ static int __init ic1280_init(void)
 {
 	int ret;
 
-	ic1280_wq = alloc_workqueue("ic1280", 0, 0);
+	ic1280_wq = alloc_workqueue("ic1280", WQ_UNBOUND, 0);
 	if (!ic1280_wq)
 		return -ENOMEM;
 	ret = i2c_add_driver(&ic1280_driver);

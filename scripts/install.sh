@@ -83,7 +83,7 @@ dkms)
 	src=/usr/src/isocam-$VERSION
 	cd "$ROOT"
 	for f in dkms.conf Kbuild usb/Kbuild usb/*.[ch] i2c-sensor/Kbuild \
-		i2c-sensor/*.c core/*.[ch] include/isocam/*.h; do
+		i2c-sensor/*.c core/*.[ch] compat/*.h include/isocam/*.h; do
 		case "$f" in *.mod.c) continue ;; esac
 		put 644 "$f" "$src/$f"
 	done

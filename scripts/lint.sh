@@ -6,16 +6,18 @@
 #      spelling.txt and const_structs.checkpatch come from Debian's
 #      linux-source-6.1 tarball, extracted once into build/lint/.
 #   2. sparse and W=1: make -C $KDIR M=<tree> C=2 W=1 modules, on a copy of
-#      the kernel sources in build/lint/tree (so the check never races with
-#      a normal build's objects in the source tree); any "warning:" or
-#      "error:" fails.
+#      the kernel sources in build/lint/tree-SERIES (so the check never
+#      races with a normal build's objects in the source tree), for every
+#      supported kernel: 6.1 and 6.12 (make deps installs their headers)
+#      and 7.2 when a 7.2 tree was built here (make kernel KERNEL=7.2, or
+#      the debug kernel, the same source; make check-debug always lints
+#      against it). LINT_KERNELS="6.1 ..." names others. Any "warning:"
+#      or "error:" fails.
 # Warnings are failures. Prints a summary; exits non-zero on any finding.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 LINT=$ROOT/build/lint
-KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || exit 1
-KDIR=${KDIR:-/lib/modules/$KVER/build}
 SRC_TARBALL=${SRC_TARBALL:-$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -n 1)}
 mkdir -p "$LINT"
 
@@ -34,7 +36,7 @@ fi
 
 cd "$ROOT" || exit 2
 shopt -s nullglob
-files=(usb/*.[ch] i2c-sensor/*.[ch] core/*.[ch] include/isocam/*.h)
+files=(usb/*.[ch] i2c-sensor/*.[ch] core/*.[ch] compat/*.h include/isocam/*.h)
 shopt -u nullglob
 # Kbuild's generated *.mod.c are not ours.
 srcs=()
@@ -53,7 +55,13 @@ cp_log=$LINT/checkpatch.log
 for f in "${srcs[@]}"; do
 	# CAMELCASE: without a tree checkpatch does not know the kernel's own
 	# mixed-case identifiers (USB descriptor fields like bNumEndpoints).
-	perl "$CP" --strict --no-tree --terse --show-types --ignore CAMELCASE -f "$f" >>"$cp_log" 2>&1
+	ignore=CAMELCASE
+	# The compat header is where the version checks belong, and where
+	# macros define old kernels' ops around the new ones.
+	case "$f" in
+	compat/*) ignore=$ignore,LINUX_VERSION_CODE,CONSTANT_COMPARISON,MACRO_WITH_FLOW_CONTROL ;;
+	esac
+	perl "$CP" --strict --no-tree --terse --show-types --ignore "$ignore" -f "$f" >>"$cp_log" 2>&1
 done
 # --terse: one "file:line: SEVERITY:TYPE: message" line per finding.
 grep -E ': (ERROR|WARNING|CHECK):' "$cp_log"
@@ -62,37 +70,57 @@ cp_warnings=$(grep -c ': WARNING:' "$cp_log")
 cp_checks=$(grep -c ': CHECK:' "$cp_log")
 cp_total=$((cp_errors + cp_warnings + cp_checks))
 
-# --- sparse + W=1 ---------------------------------------------------------------
-sp_log=$LINT/sparse.log
-tree=$LINT/tree
-rm -rf "$tree"
-mkdir -p "$tree"
-cp Kbuild "$tree/"
-for d in usb i2c-sensor core include; do
-	[ ! -d "$d" ] || cp -r "$d" "$tree/"
+# --- sparse + W=1, on each kernel ----------------------------------------------
+# sparse_on SERIES KDIR: adds to sp_findings; logs in build/lint/.
+sp_findings=0
+sp_summary=
+sparse_on() {
+	local series=$1 kdir=$2 log=$LINT/sparse-$1.log tree=$LINT/tree-$1 st n d
+	rm -rf "$tree"
+	mkdir -p "$tree"
+	cp Kbuild "$tree/"
+	for d in usb i2c-sensor core compat include; do
+		[ ! -d "$d" ] || cp -r "$d" "$tree/"
+	done
+	find "$tree" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
+		-o -name '.*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \) -delete
+	# A fresh make, not a child of make check's -j jobserver: make's own
+	# "jobserver unavailable" notice would read as a finding.
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$kdir" M="$tree" C=2 W=1 modules >"$log" 2>&1
+	st=$?
+	# Report paths in the source tree, not the copy.
+	sed -i "s|$tree/|$ROOT/|g" "$log"
+	grep -E 'warning:|error:' "$log"
+	n=$(grep -cE 'warning:|error:' "$log")
+	if [ "$st" != 0 ] && [ "$n" = 0 ]; then
+		tail -n 20 "$log"
+		n=1
+	fi
+	sp_findings=$((sp_findings + n))
+	sp_summary="$sp_summary $series: $n,"
+	echo "lint: sparse C=2 + W=1 against $series ($kdir): $n warnings/errors, build status $st ($log)"
+}
+
+for series in ${LINT_KERNELS:-6.1 6.12 7.2}; do
+	kdir=$("$ROOT/scripts/find-kernel.sh" --kdir "$series" 2>/dev/null)
+	if [ -z "$kdir" ] && [ "$series" = 7.2 ] && [ -z "${LINT_KERNELS:-}" ]; then
+		kdir=$("$ROOT/scripts/find-kernel.sh" --kdir debug 2>/dev/null)
+		if [ -z "$kdir" ]; then
+			echo "lint: 7.2: no tree built here yet (make kernel KERNEL=7.2; make check-debug lints against 7.2)"
+			continue
+		fi
+	fi
+	if [ -z "$kdir" ] || [ ! -f "$kdir/Makefile" ]; then
+		echo "lint: no kernel build tree for $series (make deps; make kernel KERNEL=$series)" >&2
+		sp_findings=$((sp_findings + 1))
+		continue
+	fi
+	sparse_on "$series" "$kdir"
 done
-find "$tree" \( -name '*.o' -o -name '*.ko' -o -name '*.mod' -o -name '*.mod.c' \
-	-o -name '.*.cmd' -o -name 'modules.order' -o -name 'Module.symvers' \) -delete
-if [ ! -f "$KDIR/Makefile" ]; then
-	echo "lint: no kernel build tree at KDIR=$KDIR (make deps)" >&2
-	exit 2
-fi
-# A fresh make, not a child of make check's -j jobserver: make's own
-# "jobserver unavailable" notice would read as a finding.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	make -C "$KDIR" M="$tree" C=2 W=1 modules >"$sp_log" 2>&1
-sp_status=$?
-# Report paths in the source tree, not the copy.
-sed -i "s|$tree/|$ROOT/|g" "$sp_log"
-grep -E 'warning:|error:' "$sp_log"
-sp_findings=$(grep -cE 'warning:|error:' "$sp_log")
-if [ "$sp_status" != 0 ] && [ "$sp_findings" = 0 ]; then
-	tail -n 20 "$sp_log"
-	sp_findings=1
-fi
 
 echo "lint: checkpatch --strict: ${#srcs[@]} files, $cp_errors errors, $cp_warnings warnings, $cp_checks checks ($cp_log)"
-echo "lint: sparse C=2 + W=1: $sp_findings warnings/errors, build status $sp_status ($sp_log)"
+echo "lint: sparse C=2 + W=1:${sp_summary%,} warnings/errors"
 if [ "$cp_total" != 0 ] || [ "$sp_findings" != 0 ]; then
 	echo "lint: FAILED"
 	exit 1

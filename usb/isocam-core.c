@@ -261,7 +261,7 @@ static int isocam_probe(struct usb_interface *intf,
 	struct isocam_dev *dev;
 	int ret;
 
-	dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+	dev = kzalloc_obj(*dev, GFP_KERNEL);
 	if (!dev)
 		return -ENOMEM;
 	mutex_init(&dev->lock);
@@ -417,7 +417,7 @@ static int __init isocam_init(void)
 	int ret;
 
 	isocam_ctrl_init();
-	isocam_wq = alloc_workqueue("isocam", 0, 0);
+	isocam_wq = alloc_workqueue("isocam", WQ_UNBOUND, 0);
 	if (!isocam_wq)
 		return -ENOMEM;
 	ret = usb_register(&isocam_driver);

@@ -40,7 +40,7 @@ static int isocam_i2c_stall_errno(struct isocam_dev *dev, u16 addr)
 	struct isocam_bridge_status *st;
 	int ret;
 
-	st = kmalloc(sizeof(*st), GFP_KERNEL);
+	st = kmalloc_obj(*st, GFP_KERNEL);
 	if (!st)
 		return -ENOMEM;
 	ret = isocam_i2c_ctrl(dev, ISOCAM_REQ_GET_STATUS, true, 0, st,

@@ -197,8 +197,8 @@ static int isocam_queue_setup(struct vb2_queue *q, unsigned int *nbuffers,
 {
 	struct isocam_dev *dev = vb2_get_drv_priv(q);
 
-	if (!*nplanes && q->num_buffers + *nbuffers < ISOCAM_MIN_ALLOC)
-		*nbuffers = ISOCAM_MIN_ALLOC - q->num_buffers;
+	if (!*nplanes && vb2_get_num_buffers(q) + *nbuffers < ISOCAM_MIN_ALLOC)
+		*nbuffers = ISOCAM_MIN_ALLOC - vb2_get_num_buffers(q);
 	if (*nplanes)
 		return sizes[0] < dev->pix.sizeimage ? -EINVAL : 0;
 	*nplanes = 1;
@@ -254,8 +254,7 @@ static const struct vb2_ops isocam_vb2_ops = {
 	.buf_queue = isocam_buf_queue,
 	.start_streaming = isocam_start_streaming,
 	.stop_streaming = isocam_stop_streaming,
-	.wait_prepare = vb2_ops_wait_prepare,
-	.wait_finish = vb2_ops_wait_finish,
+	ISOCAM_VB2_WAIT_OPS
 };
 
 /* ---- ioctls ---- */
@@ -612,7 +611,7 @@ static int isocam_init_settings(struct isocam_dev *dev)
 	dev->fi = isocam_try_pix(dev, &pix);
 	dev->pix = pix;
 
-	if (v4l2_subdev_call(dev->sd, video, g_frame_interval, &ival))
+	if (isocam_subdev_g_frame_interval(dev->sd, &ival))
 		ival.interval = (struct v4l2_fract){ 0, 0 };
 	ret = isocam_nearest_interval(dev, dev->fi, pix.width, pix.height,
 				      &ival.interval, &dev->timeperframe);
@@ -644,7 +643,7 @@ int isocam_v4l2_init(struct isocam_dev *dev)
 	q->mem_ops = &vb2_vmalloc_memops;
 	q->timestamp_flags = V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC |
 			     V4L2_BUF_FLAG_TSTAMP_SRC_SOE;
-	q->min_buffers_needed = ISOCAM_MIN_BUFFERS;
+	isocam_vb2_set_min_queued(q, ISOCAM_MIN_BUFFERS);
 	q->lock = &dev->lock;
 	q->dev = &dev->intf->dev;
 	ret = vb2_queue_init(q);

@@ -734,7 +734,7 @@ static int isocam_sensor_setup_tpf(struct isocam_dev *dev,
 			dev->pix.width, dev->pix.height, dev->fi->mbus_code);
 		return -EIO;
 	}
-	ret = v4l2_subdev_call(dev->sd, video, s_frame_interval, &fi);
+	ret = isocam_subdev_s_frame_interval(dev->sd, &fi);
 	if (ret && ret != -ENOIOCTLCMD)
 		return ret;
 	return 0;

@@ -26,6 +26,7 @@
 #include <media/videobuf2-v4l2.h>
 
 #include "frame_assembler.h"
+#include "isocam_kcompat.h"
 #include "isocam_clock.h"
 #include "isocam_format.h"
 
