@@ -6,12 +6,15 @@
 ROOT := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(ROOT)/build
 
-# The kernel: the newest one with both an image to boot and headers to
-# build against (scripts/find-kernel.sh). A user on a real host builds for
-# the running kernel with: make KDIR=/lib/modules/$(uname -r)/build
-KVER ?= $(shell $(ROOT)/scripts/find-kernel.sh 2>/dev/null)
-KDIR ?= /lib/modules/$(KVER)/build
-export KVER KDIR
+# The kernel, by series (scripts/find-kernel.sh): KERNEL=6.1 (the
+# default: Debian 12's own), 6.12 (Debian 13's series, installed by make
+# deps) or 7.2 (built here: make kernel KERNEL=7.2). Every target that
+# builds or boots follows it: make check KERNEL=6.12. A user on a real
+# host builds for the running kernel with: make KVER=$(uname -r)
+KERNEL ?= 6.1
+KVER ?= $(shell KERNEL=$(KERNEL) $(ROOT)/scripts/find-kernel.sh 2>/dev/null)
+KDIR ?= $(or $(shell [ -d /lib/modules/$(KVER)/build ] && echo /lib/modules/$(KVER)/build),$(shell KERNEL=$(KERNEL) $(ROOT)/scripts/find-kernel.sh --kdir 2>/dev/null))
+export KERNEL KVER KDIR
 
 CC := gcc
 CLANG := clang
@@ -30,7 +33,7 @@ UNIT_TESTS :=		# cmocka test binaries, run by 'make check'
 FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
-.PHONY: all modules userspace check check-run check-debug check-debug-run demo-run unit fuzz \
+.PHONY: all modules userspace kernel check check-run check-debug check-debug-run demo-run unit fuzz \
 	vmtest bench demo deps lint soak stress check-under-load \
 	install uninstall install-dkms \
 	clean help
@@ -40,6 +43,7 @@ all: modules userspace
 
 help:
 	@echo "make deps      install every Debian package needed (root)"
+	@echo "make kernel    build the KERNEL= series if it is built here (7.2, debug); cached"
 	@echo "make           build the modules (KDIR=...) and userspace"
 	@echo "make demo      boot the VM, plug the camera, stream, save out/ (GADGET=1: as a USB gadget)"
 	@echo "make check     unit tests, fuzzers and the VM suite"
@@ -56,6 +60,11 @@ help:
 deps:
 	$(ROOT)/scripts/deps.sh
 
+# Debian's kernels come with make deps; 7.2 and the debug kernel are built
+# once (about 20 minutes on 2 cores) and cached in /var/cache/isocam/.
+kernel:
+	@case "$(KERNEL)" in 7.2|debug) $(ROOT)/tests/vm/kernels/build.sh $(KERNEL) >/dev/null ;; esac
+
 modules:
 	@test -f "$(KDIR)/Makefile" || { echo "no kernel build tree at KDIR=$(KDIR); run 'make deps' or pass KDIR=" >&2; exit 1; }
 	$(MAKE) -C $(KDIR) M=$(ROOT) modules
@@ -71,7 +80,7 @@ fuzz: $(FUZZ_TARGETS)
 
 # check and demo first install what is missing, then start a fresh make so
 # that KVER/KDIR see a kernel installed a moment ago.
-check: deps
+check: deps kernel
 	$(MAKE) -C $(ROOT) check-run
 
 check-run: all unit fuzz
@@ -97,7 +106,7 @@ BENCH_TP_FRAMES ?= 300
 BENCH_CAM_FRAMES ?= 150
 # Frames ffmpeg captures in the soak (5.6 minutes at 30 fps).
 BENCH_SOAK_FRAMES ?= 10000
-bench: deps all $(BENCHES) $(BUILD)/bench/testusb
+bench: deps kernel all $(BENCHES) $(BUILD)/bench/testusb
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@mkdir -p $(BUILD)/bench
 	echo $(BENCH_TS_FRAMES) >$(BUILD)/bench/ts-frames
@@ -117,7 +126,7 @@ bench: deps all $(BENCHES) $(BUILD)/bench/testusb
 		$(BUILD)/bench/vm/timestamps/results/stamps-N.txt
 	@grep -h '^bench:' $(BUILD)/bench/vm/*/output.log
 
-demo: deps
+demo: deps kernel
 	$(MAKE) -C $(ROOT) demo-run
 
 demo-run: all
@@ -151,7 +160,7 @@ soak: all
 
 # Beside a CPU hog on the host (scripts/with-load.sh): the results must
 # not depend on what else the machine is doing.
-check-under-load: deps
+check-under-load: deps kernel
 	$(ROOT)/scripts/with-load.sh $(MAKE) -C $(ROOT) check-run
 
 # Not part of check (it runs 60 of these cycles): about an hour under load.

@@ -3,10 +3,12 @@
 # scripts/check-debug.sh: `make check-debug`. The VM suite again, on a
 # kernel that sees memory and locking bugs (KASAN, KFENCE, UBSAN,
 # lockdep, kmemleak, SLUB debugging, debug lists and objects):
-#   1. tests/vm/debug-kernel/build.sh builds it from Debian's
-#      linux-source-6.1 once and caches it (/var/cache/isocam/);
+#   1. tests/vm/kernels/build.sh debug builds it from sid's
+#      linux-source-7.2 (the newest kernel Debian ships) once and caches
+#      it (/var/cache/isocam/);
 #   2. the project's modules are built against it, in build/debug/mod/
-#      (the tree's own .ko files stay Debian's, for `make check`);
+#      (the tree's own .ko files stay 6.1's, for `make check`), with
+#      sparse and W=1: any warning fails, so every run lints against 7.2;
 #   3. tests/vm/selftest-debug.sh shows a use-after-free and a leak FAIL;
 #   4. every tests/vm/suite/*.sh runs in ONE boot of it, each script
 #      judged as in `make check`, plus a kmemleak scan after each
@@ -40,10 +42,10 @@ finish() {
 }
 
 # --- 1. the kernel -------------------------------------------------------------
-section "debug kernel (tests/vm/debug-kernel/build.sh)"
+section "debug kernel (tests/vm/kernels/build.sh debug)"
 kstart=$(date +%s)
 debian_kver=$("$ROOT/scripts/find-kernel.sh" 2>/dev/null)
-if ! kdir=$("$ROOT/tests/vm/debug-kernel/build.sh"); then
+if ! kdir=$("$ROOT/tests/vm/kernels/build.sh" debug); then
 	bad "debug kernel build"
 	finish
 fi
@@ -63,12 +65,15 @@ mod=$ROOT/build/debug/mod
 rm -rf "$mod"
 mkdir -p "$mod"
 # Sources only: objects built for Debian's kernel must not look current.
-(cd "$ROOT" && find Kbuild include core usb i2c-sensor \
+(cd "$ROOT" && find Kbuild include core compat usb i2c-sensor \
 	\( -name '*.c' -o -name '*.h' -o -name Kbuild \) -print0 |
 	xargs -0 cp --parents -t "$mod")
-if make -C "$KDIR" M="$mod" W=1 modules >"$LOGS/modules.log" 2>&1; then
-	ok
-	grep -E 'warning:|error:' "$LOGS/modules.log" || true
+if make -C "$KDIR" M="$mod" C=2 W=1 modules >"$LOGS/modules.log" 2>&1; then
+	if grep -E 'warning:|error:' "$LOGS/modules.log"; then
+		bad_log "sparse and W=1 against $KVER: warnings" "$LOGS/modules.log"
+	else
+		ok
+	fi
 else
 	tail -n 40 "$LOGS/modules.log"
 	bad_log "modules against $KDIR" "$LOGS/modules.log"
@@ -79,7 +84,7 @@ env_file=$ROOT/build/debug/kernel.env
 	printf 'KVER=%q\nIMAGE=%q\nMODDIR=%q\nKDIR=%q\n' "$KVER" "$IMAGE" "$MODDIR" "$KDIR"
 	printf 'KCONFIG=%q\nMODULES=%q\n' "$KDIR/.config" "$mod"
 	printf 'GUEST_MEM=%q\n' "$DEBUG_VM_MEM"
-	printf 'CMDLINE=%q\n' "$(grep -v '^#' "$ROOT/tests/vm/debug-kernel/cmdline" | tr '\n' ' ' | sed 's/ *$//')"
+	printf 'CMDLINE=%q\n' "$(grep -v '^#' "$ROOT/tests/vm/kernels/cmdline" | tr '\n' ' ' | sed 's/ *$//')"
 } >"$env_file"
 
 # --- 3. the checkers catch what they are for -----------------------------------

@@ -20,7 +20,8 @@
 #                   (the CPU model under TCG: $ISOCAM_VM_CPU, default
 #                   max,-erms,-fsrm; see the README's "The guest's clock")
 #   --out DIR       results dir (default build/vm/<timestamp>-<pid>)
-#   --kernel-env F  boot another kernel than Debian's: F sets KVER, IMAGE
+#   --kernel-env F  boot another kernel than $KERNEL's (scripts/
+#                   find-kernel.sh; default 6.1, Debian 12's): F sets KVER, IMAGE
 #                   (the bzImage), MODDIR (its lib/modules/KVER), KCONFIG
 #                   (its .config), MODULES (the tree whose modules.order
 #                   lists the project modules built for it) and CMDLINE
@@ -138,7 +139,11 @@ if [ -n "$KERNEL_ENV" ]; then
 	case "$GUEST_MEM" in *[!0-9]*) die "$KERNEL_ENV: GUEST_MEM takes a number" ;; esac
 	[ -n "$MEM_SET" ] || MEM=${GUEST_MEM:-$MEM}
 fi
-KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || die "no kernel found (make deps)"
+if [ -z "$KERNEL_ENV" ]; then
+	# The series make's KERNEL= names (default 6.1, Debian 12's own).
+	kenv=$("$ROOT/scripts/find-kernel.sh" --env) || die "no kernel found (make deps; make kernel KERNEL=...)"
+	eval "$kenv"
+fi
 KERNEL=${IMAGE:-/boot/vmlinuz-$KVER}
 MODDIR=${MODDIR:-/lib/modules/$KVER}
 KCONFIG=${KCONFIG:-/boot/config-$KVER}
