@@ -9,6 +9,7 @@ GO exists (the test unplugs in between), checks what MODE expects after the
 unplug, closes, and exits 0 with one line on stdout, or non-zero with why.
 MODEs:
   i2c      /dev/i2c-N: reads the sensor's chip ID; after: a transfer fails
+  video    /dev/videoN: reads the format; after: that fails, closes
   events   /dev/videoN: subscribes to brightness events; after: closes
   dmabuf   /dev/videoN: exports buffer 0 as a DMABUF, hands it to a child
            that maps it, and closes the node; after: the child still reads
@@ -31,6 +32,7 @@ import time
 I2C_SLAVE_FORCE = 0x0706
 I2C_TIMEOUT = 0x0702
 VIDIOC_SUBSCRIBE_EVENT = 0x4020565A
+VIDIOC_G_FMT = 0xC0D05604
 VIDIOC_REQBUFS = 0xC0145608
 VIDIOC_QUERYBUF = 0xC0585609
 VIDIOC_EXPBUF = 0xC0405610
@@ -79,6 +81,18 @@ def mode_events(path, ready, go):
     wait_go(ready, go)
     os.close(fd)
     print("holder events: subscribed, closed after the unplug")
+
+
+def mode_video(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    fmt = bytearray(208)
+    struct.pack_into("=I", fmt, 0, V4L2_BUF_TYPE_VIDEO_CAPTURE)
+    fcntl.ioctl(fd, VIDIOC_G_FMT, fmt)
+    width, height = struct.unpack_from("=II", fmt, 8)
+    wait_go(ready, go)
+    err = failing(fd, VIDIOC_G_FMT, fmt)
+    os.close(fd)
+    print("holder video: %ux%u; after the unplug G_FMT failed with %s, closed" % (width, height, err))
 
 
 def mode_dmabuf(path, ready, go):
@@ -173,7 +187,7 @@ def mode_media(path, ready, go):
     print("holder media: model %r; after the unplug DEVICE_INFO failed with %s, closed" % (model, err))
 
 
-MODES = {"i2c": mode_i2c, "events": mode_events, "dmabuf": mode_dmabuf,
+MODES = {"i2c": mode_i2c, "video": mode_video, "events": mode_events, "dmabuf": mode_dmabuf,
          "timeout0": mode_timeout0, "subdev": mode_subdev,
          "media": mode_media}
 

@@ -47,6 +47,27 @@ cam_i2c_node() {
 	return 1
 }
 
+# cam_subdev: /dev/v4l-subdevN of the bound camera's sensor (its node's
+# parent is the sensor's i2c client, on the camera's adapter).
+cam_subdev() {
+	local s
+	for s in "$INTF"/i2c-*/*-003c/video4linux/v4l-subdev*; do
+		[ -e "$s" ] && [ -c "/dev/${s##*/}" ] && { echo "/dev/${s##*/}"; return 0; }
+	done
+	return 1
+}
+
+# cam_media: /dev/mediaN of the bound camera. Media nodes sit on the
+# "media" bus (there is no media class): the camera's is a child of its
+# USB device (media_device_usb_init).
+cam_media() {
+	local m
+	for m in "$(readlink -f "$INTF/..")"/media*; do
+		[ -c "/dev/${m##*/}" ] && { echo "/dev/${m##*/}"; return 0; }
+	done
+	return 1
+}
+
 # unplug_during WHAT 'CMD': run the shell command CMD over and over in the
 # background ($n counts the runs, so CMD can vary what it writes: the
 # control framework skips writes of an unchanged value), unplug after 2 s,
@@ -155,6 +176,29 @@ release() {
 	touch /tmp/go
 	wait "$BG_PID" || { cat "$RESULTS/holder-$1.log" >&2; fail "the $1 holder saw something wrong"; }
 	log "$(cat "$RESULTS/holder-$1.log")"
+}
+
+# hold_as TAG MODE PATH / release_as TAG: hold and release, for several
+# holders at once (each with its own ready and go files, named by TAG).
+declare -A HOLDER_PID
+hold_as() {
+	local tag=$1 mode=$2 path=$3 pid
+	rm -f "/tmp/ready-$tag" "/tmp/go-$tag"
+	python3 "$ISOCAM_ROOT/tests/vm/holder.py" "$mode" "$path" \
+		"/tmp/ready-$tag" "/tmp/go-$tag" >"$RESULTS/holder-$tag.log" 2>&1 &
+	pid=$!
+	HOLDER_PID[$tag]=$pid
+	camera_track "$pid"
+	wait_for "[ -e /tmp/ready-$tag ] || ! kill -0 $pid 2>/dev/null" 20 "the $tag holder"
+	[ -e "/tmp/ready-$tag" ] || { cat "$RESULTS/holder-$tag.log" >&2; fail "the $tag holder failed before the unplug"; }
+}
+
+release_as() {
+	local tag=$1 line
+	touch "/tmp/go-$tag"
+	wait "${HOLDER_PID[$tag]}" || { cat "$RESULTS/holder-$tag.log" >&2; fail "the $tag holder saw something wrong"; }
+	read -r line <"$RESULTS/holder-$tag.log"
+	log "$line"
 }
 
 # field KEY LINE: KEY's number in an isocam-stream summary LINE.

@@ -19,17 +19,6 @@
 
 require_cmd media-ctl v4l2-ctl v4l2-compliance python3
 
-# cam_media: /dev/mediaN of the bound camera. Media nodes sit on the
-# "media" bus (there is no media class): the camera's is a child of its
-# USB device (media_device_usb_init).
-cam_media() {
-	local m
-	for m in "$(readlink -f "$INTF/..")"/media*; do
-		[ -c "/dev/${m##*/}" ] && { echo "/dev/${m##*/}"; return 0; }
-	done
-	return 1
-}
-
 driver_setup
 plug
 wait_for 'MEDIA=$(cam_media)' 10 "the camera's media device"

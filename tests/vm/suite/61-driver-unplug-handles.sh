@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Handles of different kinds held together across an unplug, closed
+# afterwards in every order. A handle keeps what it uses alive only if
+# the driver's ownership is right for every mix: a video handle
+# subscribed to the sensor's control events and the sensor's subdev
+# node, say, share the sensor's controls, and whichever closes last must
+# not find them freed (on the debug kernel KASAN reports such a use).
+# Kinds (tests/vm/holder.py): video (open), events (video, subscribed to
+# brightness), subdev (subscribed too), media, i2c (/dev/i2c-N), dmabuf
+# (a buffer exported and mapped by another process).
+# Cells, each a plug, the handles, an idle unplug and the closes:
+#  - every ordered pair of kinds, closed first one, then the other (30);
+#  - all six at once, closed in the order listed and in reverse (2).
+# HANDLE_PAIRS="a:b ..." runs only those pairs (and not the all-six cells).
+# vm-timeout: 900
+. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+
+require_cmd python3 usbip
+
+KINDS=(video events subdev media i2c dmabuf)
+
+modprobe i2c-dev
+driver_setup
+
+# open_handle KIND: hold one handle of KIND on the plugged camera.
+open_handle() {
+	local path
+	case "$1" in
+	video | events | dmabuf) path=$NODE ;;
+	subdev) wait_for 'path=$(cam_subdev)' 10 "the sensor's subdev node" ;;
+	media) wait_for 'path=$(cam_media)' 10 "the camera's media device" ;;
+	i2c) wait_for 'path=$(cam_i2c_node)' 10 "the camera's i2c-dev node" ;;
+	*) fail "no handle kind $1" ;;
+	esac
+	hold_as "$1" "$1" "$path"
+}
+
+# cell KIND... : open each, unplug, close them in the order given.
+cell() {
+	local k
+	plug
+	for k in "$@"; do open_handle "$k"; done
+	unplug
+	for k in "$@"; do release_as "$k"; done
+	CELLS=$((CELLS + 1))
+}
+
+CELLS=0
+t0=$EPOCHREALTIME
+if [ -n "${HANDLE_PAIRS:-}" ]; then
+	for p in $HANDLE_PAIRS; do
+		step "unplug holding ${p%%:*} and ${p##*:}, closed in that order"
+		cell "${p%%:*}" "${p##*:}"
+	done
+else
+	for a in "${KINDS[@]}"; do
+		for b in "${KINDS[@]}"; do
+			[ "$a" != "$b" ] || continue
+			step "unplug holding $a and $b, closed in that order"
+			cell "$a" "$b"
+		done
+	done
+	step "unplug holding all six, closed in order"
+	cell "${KINDS[@]}"
+	step "unplug holding all six, closed in reverse"
+	cell dmabuf i2c media subdev events video
+fi
+stop_emu
+log "$CELLS cells in $(((${EPOCHREALTIME/./} - ${t0/./}) / 1000000)) s of guest time"
