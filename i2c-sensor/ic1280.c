@@ -25,10 +25,10 @@
  *   written at stream start; while streaming they reach the sensor at once.
  * - log_status (v4l2_device_call_all(..., core, log_status)) prints the
  *   sensor's state and controls.
- * - Lifetime: the controls live until the i2c client is removed. A bridge
- *   whose video node can outlive unplug must free its own control handler
- *   (which holds references to these controls) before it removes the
- *   client, i.e. before i2c_del_adapter() or v4l2_device_unregister().
+ * - Lifetime: the sensor and its controls live until the i2c client is
+ *   removed and the subdev's node (if registered) is released. A bridge
+ *   whose video handles may stay subscribed to these controls after an
+ *   unplug holds the subdev node (get_device()) until those are closed.
  *
  * Nothing here wakes the sensor except s_stream(1): opening a video node
  * or setting a control or format while idle never touches the hardware.

@@ -231,23 +231,15 @@ static void isocam_release(struct v4l2_device *v4l2_dev)
 }
 
 /*
- * Take the sensor and our i2c adapter down. The sensor's controls are
- * referenced by our handler and its i2c client lives on our adapter, so
- * the order is: our handler, the v4l2 side (which unregisters the
- * sensor's i2c client), then the adapter. Called with dev->lock held so
- * no ioctl or file release runs in between.
+ * Take the sensor and our i2c adapter down: the v4l2 side (which
+ * unregisters the sensor's i2c client), then the adapter. Our handler
+ * keeps referring to the sensor's controls, and video handles may still
+ * be subscribed to them: the sensor lives on until the video node's
+ * release (isocam-media.c holds its subdev node until then). Called with
+ * dev->lock held so no ioctl runs in between.
  */
 static void isocam_sensor_teardown(struct isocam_dev *dev)
 {
-	v4l2_ctrl_handler_free(&dev->ctrl_handler);
-	/*
-	 * Leave an empty, working handler: a file handle subscribed to
-	 * control events looks its controls up in it when it is closed,
-	 * which may be long after the unplug.
-	 */
-	v4l2_ctrl_handler_init(&dev->ctrl_handler, 0);
-	dev->jpeg_quality = NULL;
-	dev->has_jpeg = false;
 	dev->sd = NULL;
 	v4l2_device_unregister(&dev->v4l2_dev);
 }
@@ -356,6 +348,8 @@ err_debugfs:
 	debugfs_remove_recursive(dev->debugfs);
 err_sensor:
 	mutex_lock(&dev->lock);
+	/* No handle was ever opened: nothing refers to the sensor's controls. */
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
 	isocam_sensor_teardown(dev);
 	mutex_unlock(&dev->lock);
 err_i2c:

@@ -69,11 +69,33 @@ int isocam_media_register(struct isocam_dev *dev)
 	if (dev->sd->devnode) {
 		dev->subdev_node_release = dev->sd->devnode->release;
 		dev->sd->devnode->release = isocam_subdev_node_release;
+		/*
+		 * The sensor's reference is its subdev node's: holding the node
+		 * until the video node is released keeps the sensor's controls,
+		 * which video handles may be subscribed to, alive as long as
+		 * any video handle is open.
+		 */
+		dev->sd_node = dev->sd->devnode;
+		get_device(&dev->sd_node->dev);
 	}
 	ret = media_device_register(&dev->mdev);
 	if (ret)
 		dev_err(d, "cannot register the media device: %d\n", ret);
 	return ret;
+}
+
+/*
+ * The video node's last user is gone: no video handle refers to the
+ * sensor's controls any more. Our handler goes first, then our hold on
+ * the sensor.
+ */
+void isocam_media_video_released(struct isocam_dev *dev)
+{
+	v4l2_ctrl_handler_free(&dev->ctrl_handler);
+	if (dev->sd_node) {
+		put_device(&dev->sd_node->dev);
+		dev->sd_node = NULL;
+	}
 }
 
 /* Unplug: the graph is gone for new opens; open handles get errors. */

@@ -519,26 +519,10 @@ static const struct v4l2_ioctl_ops isocam_ioctl_ops = {
 #endif
 };
 
-/*
- * vb2_fop_release, but with the file handle's event subscriptions also
- * torn down under dev->lock: disconnect frees the inherited controls
- * under that lock, and the two must not interleave.
- */
-static int isocam_release_file(struct file *file)
-{
-	struct isocam_dev *dev = video_drvdata(file);
-	int ret;
-
-	mutex_lock(&dev->lock);
-	ret = _vb2_fop_release(file, NULL);
-	mutex_unlock(&dev->lock);
-	return ret;
-}
-
 static const struct v4l2_file_operations isocam_fops = {
 	.owner = THIS_MODULE,
 	.open = v4l2_fh_open,
-	.release = isocam_release_file,
+	.release = vb2_fop_release,
 	.read = vb2_fop_read,
 	.poll = vb2_fop_poll,
 	.mmap = vb2_fop_mmap,
@@ -546,6 +530,12 @@ static const struct v4l2_file_operations isocam_fops = {
 };
 
 /* ---- setup ---- */
+
+/* The last video handle is closed (the node itself is in isocam_dev). */
+static void isocam_video_release(struct video_device *vdev)
+{
+	isocam_media_video_released(video_get_drvdata(vdev));
+}
 
 static int isocam_init_formats(struct isocam_dev *dev)
 {
@@ -656,7 +646,7 @@ int isocam_v4l2_init(struct isocam_dev *dev)
 	vdev->v4l2_dev = &dev->v4l2_dev;
 	vdev->fops = &isocam_fops;
 	vdev->ioctl_ops = &isocam_ioctl_ops;
-	vdev->release = video_device_release_empty;
+	vdev->release = isocam_video_release;
 	vdev->lock = &dev->lock;
 	vdev->queue = q;
 	vdev->vfl_dir = VFL_DIR_RX;

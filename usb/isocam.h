@@ -82,6 +82,8 @@ struct isocam_dev {
 	struct media_pad vdev_pad;
 	/* v4l2's release of the sensor's subdev node (isocam-media.c) */
 	void (*subdev_node_release)(struct video_device *vdev);
+	/* That node, held until the video node's release (isocam-media.c). */
+	struct video_device *sd_node;
 	struct v4l2_ctrl_handler ctrl_handler;
 	struct vb2_queue queue;
 	/* Serializes ioctls, the vb2 queue, stream start/stop, disconnect. */
@@ -254,6 +256,7 @@ void isocam_media_init(struct isocam_dev *dev);
 int isocam_media_video_pad(struct isocam_dev *dev);
 int isocam_media_register(struct isocam_dev *dev);
 void isocam_media_unregister(struct isocam_dev *dev);
+void isocam_media_video_released(struct isocam_dev *dev);
 void isocam_media_cleanup(struct isocam_dev *dev);
 
 /* isocam-v4l2.c */
