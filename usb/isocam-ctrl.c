@@ -13,6 +13,8 @@
  * device is marked as not answering: its requests then fail at once.
  * Module exit waits for such leftovers.
  */
+#include <linux/build_bug.h>
+#include <linux/cache.h>
 #include <linux/jiffies.h>
 #include <linux/kref.h>
 #include <linux/slab.h>
@@ -27,8 +29,15 @@ struct isocam_ctrl_req {
 	struct completion done;
 	struct urb *urb;
 	struct usb_ctrlrequest setup;
-	u8 data[];		/* DMA-able: part of the kmalloc */
+	/*
+	 * DMA'd into, part of the kmalloc: in cache lines of its own, as the
+	 * waiter writes the completion while a reply may be arriving, and a
+	 * non-coherent host would lose one or the other.
+	 */
+	u8 data[] __aligned(ARCH_DMA_MINALIGN);
 };
+
+static_assert(offsetof(struct isocam_ctrl_req, data) % ARCH_DMA_MINALIGN == 0);
 
 /* Every request in flight, so that module exit can wait for leftovers. */
 static struct usb_anchor isocam_ctrl_inflight;
