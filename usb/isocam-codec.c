@@ -104,6 +104,14 @@ int isocam_codec_probe(struct isocam_dev *dev)
 	return 0;
 }
 
+/* The quality applies to JPEG alone: inactive while a raw format is set. */
+void isocam_codec_format_changed(struct isocam_dev *dev)
+{
+	if (dev->jpeg_quality)
+		v4l2_ctrl_activate(dev->jpeg_quality,
+				   dev->fi->codec == ISOCAM_CODEC_JPEG);
+}
+
 /* Tell the bridge what to send for the current format. */
 int isocam_codec_setup(struct isocam_dev *dev)
 {

@@ -302,16 +302,7 @@ static int isocam_probe(struct usb_interface *intf,
 		goto err_i2c;
 	}
 
-	if (dev->sd->ctrl_handler) {
-		ret = v4l2_ctrl_add_handler(&dev->ctrl_handler,
-					    dev->sd->ctrl_handler, NULL, true);
-		if (ret) {
-			dev_err(&intf->dev, "cannot inherit the sensor's controls: %d\n",
-				ret);
-			goto err_sensor;
-		}
-	}
-
+	/* Registering the subdev added its controls to our handler. */
 	ret = isocam_codec_probe(dev);
 	if (ret)
 		goto err_sensor;

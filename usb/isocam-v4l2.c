@@ -316,6 +316,7 @@ static int isocam_s_fmt(struct file *file, void *fh, struct v4l2_format *f)
 	dev->fi = fi;
 	dev->pix = f->fmt.pix;
 	dev->timeperframe = tpf;
+	isocam_codec_format_changed(dev);
 	return isocam_sensor_setup(dev);
 }
 
@@ -445,16 +446,14 @@ static int isocam_log_status(struct file *file, void *fh)
 	v4l2_info(&dev->v4l2_dev, "frames %u, errors %u, dropped %u, cut by a stop %u, bytes %llu\n",
 		  as.frames, as.error_frames, as.dropped_frames,
 		  as.stopped_frames, as.bytes);
+	/* The bridge's own control; the sensor logs its own below. */
+	if (dev->jpeg_quality)
+		v4l2_info(&dev->v4l2_dev, "JPEG quality: %d%s\n",
+			  v4l2_ctrl_g_ctrl(dev->jpeg_quality),
+			  dev->fi->codec == ISOCAM_CODEC_JPEG ? "" :
+			  " (inactive: raw format)");
 	v4l2_device_call_all(&dev->v4l2_dev, 0, core, log_status);
 	return 0;
-}
-
-static int isocam_subscribe_event(struct v4l2_fh *fh,
-				  const struct v4l2_event_subscription *sub)
-{
-	if (sub->type == V4L2_EVENT_CTRL)
-		return v4l2_ctrl_subscribe_event(fh, sub);
-	return -EINVAL;
 }
 
 #ifdef CONFIG_VIDEO_ADV_DEBUG
@@ -511,7 +510,7 @@ static const struct v4l2_ioctl_ops isocam_ioctl_ops = {
 	.vidioc_streamoff = vb2_ioctl_streamoff,
 
 	.vidioc_log_status = isocam_log_status,
-	.vidioc_subscribe_event = isocam_subscribe_event,
+	.vidioc_subscribe_event = v4l2_ctrl_subscribe_event,
 	.vidioc_unsubscribe_event = v4l2_event_unsubscribe,
 #ifdef CONFIG_VIDEO_ADV_DEBUG
 	.vidioc_g_register = isocam_g_register,
@@ -624,6 +623,7 @@ int isocam_v4l2_init(struct isocam_dev *dev)
 	ret = isocam_init_settings(dev);
 	if (ret)
 		return ret;
+	isocam_codec_format_changed(dev);
 
 	q->type = V4L2_BUF_TYPE_VIDEO_CAPTURE;
 	q->io_modes = VB2_MMAP | VB2_USERPTR | VB2_DMABUF | VB2_READ;

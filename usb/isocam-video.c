@@ -54,16 +54,37 @@
  * frame three times over and most of a 1280x960 one; 64 is also the most
  * isocam-emu queues. num_packets does not apply.
  */
+/* Out-of-range values are refused (-EINVAL), at load and through sysfs. */
+static int isocam_param_urbs(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 2, ISOCAM_MAX_URBS);
+}
+
+static int isocam_param_packets(const char *val, const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, ISOCAM_MAX_PACKETS);
+}
+
+static const struct kernel_param_ops isocam_urbs_ops = {
+	.set = isocam_param_urbs,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops isocam_packets_ops = {
+	.set = isocam_param_packets,
+	.get = param_get_uint,
+};
+
 static unsigned int num_urbs = 8;
-module_param(num_urbs, uint, 0644);
+module_param_cb(num_urbs, &isocam_urbs_ops, &num_urbs, 0644);
 MODULE_PARM_DESC(num_urbs, "isochronous URBs in flight (2-64, default 8)");
 
 static unsigned int bulk_urbs = 32;
-module_param(bulk_urbs, uint, 0644);
+module_param_cb(bulk_urbs, &isocam_urbs_ops, &bulk_urbs, 0644);
 MODULE_PARM_DESC(bulk_urbs, "bulk URBs of 64 KiB in flight (2-64, default 32)");
 
 static unsigned int num_packets = 32;
-module_param(num_packets, uint, 0644);
+module_param_cb(num_packets, &isocam_packets_ops, &num_packets, 0644);
 MODULE_PARM_DESC(num_packets,
 		 "packets (microframes) per URB (1-128, default 32)");
 

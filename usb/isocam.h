@@ -222,6 +222,7 @@ void isocam_bulk_clear_halt(struct isocam_dev *dev);
 /* isocam-codec.c */
 int isocam_codec_probe(struct isocam_dev *dev);
 int isocam_codec_setup(struct isocam_dev *dev);
+void isocam_codec_format_changed(struct isocam_dev *dev);
 
 /* isocam-ctrl.c */
 int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,

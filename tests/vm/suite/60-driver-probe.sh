@@ -7,7 +7,8 @@
 #  - the i2c adapter carries userspace transfers: the chip ID reads back,
 #    an absent address fails with ENXIO, i2cdetect scans the bus;
 #  - dev_debug in sysfs traces ioctls;
-#  - the URB count is the VM's own (not the driver's real-hardware default);
+#  - the URB count is the VM's own (not the driver's real-hardware default),
+#    and module parameters out of range are refused, not clamped;
 #  - the smallest alt setting that carries the stream is chosen, and a
 #    host that refuses bandwidth (debugfs sim_max_alt) gets a smaller alt
 #    at a slower rate, said in the log, with correct frames;
@@ -36,6 +37,27 @@ cleanup() {
 trap cleanup EXIT
 
 modprobe i2c-dev
+
+step "module parameters out of range are refused, at load and in sysfs"
+modprobe ic1280 || fail "modprobe ic1280"
+for bad in num_urbs=1 num_urbs=65 bulk_urbs=0 num_packets=0 num_packets=129; do
+	if modprobe isocam "$bad" 2>"$RESULTS/modprobe-$bad.log"; then
+		fail "modprobe isocam $bad was accepted"
+	fi
+	module_loaded isocam && fail "isocam is loaded after modprobe isocam $bad"
+done
+load_isocam_modules
+P=/sys/module/isocam/parameters
+read -r urbs <"$P/num_urbs"
+if echo 100 >"$P/num_urbs" 2>/dev/null; then
+	fail "num_urbs=100 accepted through sysfs"
+fi
+assert_eq "$(<"$P/num_urbs")" "$urbs" "num_urbs after a refused write"
+echo 16 >"$P/num_urbs" || fail "num_urbs=16 through sysfs"
+assert_eq "$(<"$P/num_urbs")" 16 "num_urbs after a write in range"
+echo "$urbs" >"$P/num_urbs"
+log "num_urbs, bulk_urbs, num_packets: out of range refused; in range taken"
+
 camera_start -v
 NODE=$CAMERA_VIDEO
 driver_debugfs

@@ -35,7 +35,17 @@ ivals=$(v4l2-ctl -d "$NODE" --list-frameintervals=width=1280,height=960,pixelfor
 ! grep -q '(30\.000 fps)' <<<"$ivals" || fail "1280x960 YUYV at 30 fps offered: it does not fit the link"
 q=$(v4l2-ctl -d "$NODE" --get-ctrl=compression_quality) || fail "no compression_quality control"
 assert_eq "$q" "compression_quality: 85" "the JPEG quality's default"
+# The quality applies to MJPEG alone: inactive (flagged) while a raw
+# format is set, active again with MJPEG.
+v4l2-ctl -d "$NODE" -v pixelformat=YUYV || fail "set-fmt YUYV"
+ctl=$(v4l2-ctl -d "$NODE" --list-ctrls | grep compression_quality)
+assert_match "$ctl" 'flags=.*inactive' "compression_quality while YUYV is set: $ctl"
 v4l2-ctl -d "$NODE" -v width=1280,height=960,pixelformat=MJPG || fail "set-fmt MJPG 1280x960"
+ctl=$(v4l2-ctl -d "$NODE" --list-ctrls | grep compression_quality)
+! grep -q inactive <<<"$ctl" || fail "compression_quality inactive while MJPEG is set: $ctl"
+# LOG_STATUS names the bridge's own control beside the sensor's.
+v4l2-ctl -d "$NODE" --log-status >/dev/null || fail "--log-status"
+dmesg | tail -n 40 | grep -q 'JPEG quality: 85' || fail "LOG_STATUS does not show the JPEG quality"
 fmt=$(v4l2-ctl -d "$NODE" --get-fmt-video)
 assert_match "$fmt" "Bytes per Line[[:space:]]*: 0" "MJPEG's bytesperline"
 assert_match "$fmt" "Size Image[[:space:]]*: 339968" "MJPEG 1280x960's sizeimage (ISOCAM_JPEG_MAX_FRAME)"
