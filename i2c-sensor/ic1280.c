@@ -87,6 +87,12 @@ static_assert(ARRAY_SIZE(ic1280_sizes) == IC1280_NUM_SIZES);
 static const unsigned int ic1280_rates[] = { 60, 30, 25, 20, 15, 10, 5 };
 #define IC1280_DEFAULT_FPS \
 	(IC1280_PIXEL_RATE / (IC1280_LINE_LENGTH_PCK * IC1280_FLL_DEFAULT))
+/*
+ * The default rate suits every size, the full array's too: the intervals
+ * probe and init_state start with are valid whatever the format.
+ */
+static_assert(IC1280_FLL_FOR_FPS(IC1280_DEFAULT_FPS) >= IC1280_FLL_MIN_FULL &&
+	      IC1280_FLL_FOR_FPS(IC1280_DEFAULT_FPS) <= IC1280_FLL_MAX);
 
 static const char * const ic1280_test_pattern_menu[] = {
 	[IC1280_TP_OFF] = "Disabled",
@@ -278,6 +284,15 @@ static unsigned int ic1280_max_rate(u32 width, u32 height)
 		if (ic1280_rate_fits(width, height, ic1280_rates[i]))
 			return ic1280_rates[i];
 	return ic1280_rates[ARRAY_SIZE(ic1280_rates) - 1];
+}
+
+/* fps if the size can keep it, else the fastest rate the size allows. */
+static unsigned int ic1280_fit_rate(const struct ic1280_size *size,
+				    unsigned int fps)
+{
+	if (ic1280_rate_fits(size->width, size->height, fps))
+		return fps;
+	return ic1280_max_rate(size->width, size->height);
 }
 
 /* The supported rate whose frame interval is nearest to num/den seconds. */
@@ -697,6 +712,7 @@ static int ic1280_set_fmt(struct v4l2_subdev *sd,
 {
 	struct ic1280 *sensor = to_ic1280(sd);
 	const struct ic1280_size *size;
+	struct v4l2_fract *interval;
 	u32 code = fmt->format.code;
 
 	if (!ic1280_find_format(code))
@@ -706,13 +722,21 @@ static int ic1280_set_fmt(struct v4l2_subdev *sd,
 				      fmt->format.height);
 	ic1280_fill_fmt(&fmt->format, code, size);
 
+	/*
+	 * The full array cannot keep a binned size's fastest rate: the
+	 * interval that goes with the format (sensor->fps for ACTIVE, the
+	 * try state's for TRY, where it has one) follows it down.
+	 */
 	if (fmt->which == V4L2_SUBDEV_FORMAT_ACTIVE) {
 		if (sensor->streaming)
 			return -EBUSY;
-		/* The full array cannot keep a binned size's fastest rate. */
-		if (!ic1280_rate_fits(size->width, size->height, sensor->fps))
-			sensor->fps = ic1280_max_rate(size->width,
-						      size->height);
+		sensor->fps = ic1280_fit_rate(size, sensor->fps);
+	} else {
+		interval = isocam_subdev_state_interval(state, fmt->pad);
+		if (interval)
+			*interval = (struct v4l2_fract){
+				1, ic1280_fit_rate(size, interval->denominator)
+			};
 	}
 	*v4l2_subdev_state_get_format(state, fmt->pad) = fmt->format;
 	return 0;

@@ -35,7 +35,11 @@ done
 have_72=
 [ -e /usr/src/linux-source-7.2.tar.xz ] && have_72=1
 
-if [ -z "$missing" ] && [ -n "$have_612" ] && [ -n "$have_72" ]; then
+V4L_UTILS=$(dirname "$0")/../tests/vm/tools/v4l-utils.sh
+have_v4l=
+"$V4L_UTILS" --dir >/dev/null 2>&1 && have_v4l=1
+
+if [ -z "$missing" ] && [ -n "$have_612" ] && [ -n "$have_72" ] && [ -n "$have_v4l" ]; then
 	echo "deps: all packages present"
 	exit 0
 fi
@@ -43,6 +47,7 @@ fi
 if [ "$(id -u)" != 0 ]; then
 	[ -n "$have_612" ] || missing="$missing linux-image/headers-6.12"
 	[ -n "$have_72" ] || missing="$missing linux-source-7.2"
+	[ -n "$have_v4l" ] || missing="$missing v4l-utils/sid(unpacked)"
 	echo "deps: missing:$missing" >&2
 	echo "deps: run 'make deps' as root" >&2
 	exit 1
@@ -92,3 +97,7 @@ if [ -z "$have_72" ]; then
 	echo "deps: installing linux-source-7.2 (sid)"
 	apt-get install -y -q --no-install-recommends linux-source-7.2/sid
 fi
+
+# v4l-utils matching the newer kernels (tests/vm/tools/v4l-utils.sh):
+# sid's, unpacked beside the system's, never installed.
+[ -n "$have_v4l" ] || "$V4L_UTILS" >/dev/null

@@ -10,6 +10,11 @@ unplug, closes, and exits 0 with one line on stdout, or non-zero with why.
 MODEs:
   i2c      /dev/i2c-N: reads the sensor's chip ID; after: a transfer fails
   video    /dev/videoN: reads the format; after: that fails, closes
+  stream   /dev/videoN: streams (4 MMAP buffers, one frame dequeued, all
+           queued again); after: DQBUF fails, closes
+  ctrl     /dev/videoN: writes brightness over and over from a thread,
+           through the unplug; after: the writes have stopped with an
+           error, closes
   events   /dev/videoN: subscribes to brightness events; after: closes
   dmabuf   /dev/videoN: exports buffer 0 as a DMABUF, hands it to a child
            that maps it, and closes the node; after: the child still reads
@@ -19,7 +24,11 @@ MODEs:
   subdev   /dev/v4l-subdevN: reads the active format and subscribes to
            brightness events; after: reading the format fails, closes
   media    /dev/mediaN: reads the device info; after: that fails, closes
+  subdevtry /dev/v4l-subdevN (no READY/GO): the TRY frame interval follows
+           a TRY format the way the active one does (kernels from 6.8;
+           before, the subdev has no TRY interval and this says so)
 """
+import ctypes
 import errno
 import fcntl
 import mmap
@@ -27,16 +36,28 @@ import os
 import socket
 import struct
 import sys
+import threading
 import time
 
-I2C_SLAVE_FORCE = 0x0706
+I2C_RDWR = 0x0707
+I2C_M_RD = 0x0001
 I2C_TIMEOUT = 0x0702
 VIDIOC_SUBSCRIBE_EVENT = 0x4020565A
 VIDIOC_G_FMT = 0xC0D05604
 VIDIOC_REQBUFS = 0xC0145608
+VIDIOC_QBUF = 0xC058560F
+VIDIOC_DQBUF = 0xC0585611
+VIDIOC_STREAMON = 0x40045612
+VIDIOC_S_CTRL = 0xC008561C
 VIDIOC_QUERYBUF = 0xC0585609
 VIDIOC_EXPBUF = 0xC0405610
 VIDIOC_SUBDEV_G_FMT = 0xC0585604
+VIDIOC_SUBDEV_S_FMT = 0xC0585605
+VIDIOC_SUBDEV_G_FRAME_INTERVAL = 0xC0305615
+VIDIOC_SUBDEV_S_FRAME_INTERVAL = 0xC0305616
+VIDIOC_SUBDEV_S_CLIENT_CAP = 0xC0085666
+V4L2_SUBDEV_CLIENT_CAP_INTERVAL_USES_WHICH = 1 << 1
+V4L2_SUBDEV_FORMAT_TRY = 0
 MEDIA_IOC_DEVICE_INFO = 0xC1007C00
 V4L2_SUBDEV_FORMAT_ACTIVE = 1
 V4L2_EVENT_CTRL = 3
@@ -47,6 +68,15 @@ SENSOR_ADDR = 0x3C
 CHIP_ID = b"\x12\x80"
 
 
+class I2cMsg(ctypes.Structure):
+    _fields_ = [("addr", ctypes.c_uint16), ("flags", ctypes.c_uint16),
+                ("len", ctypes.c_uint16), ("buf", ctypes.c_void_p)]
+
+
+class I2cRdwr(ctypes.Structure):
+    _fields_ = [("msgs", ctypes.c_void_p), ("nmsgs", ctypes.c_uint32)]
+
+
 def wait_go(ready, go):
     open(ready, "w").close()
     while not os.path.exists(go):
@@ -54,9 +84,16 @@ def wait_go(ready, go):
 
 
 def sensor_read(fd):
-    fcntl.ioctl(fd, I2C_SLAVE_FORCE, SENSOR_ADDR)
-    os.write(fd, b"\x00\x00")
-    return os.read(fd, 2)
+    """CHIP_ID in one combined transfer (I2C_RDWR): a write of the
+    register address and a read, which no other user of the bus (the
+    sensor driver writing a control) can come between."""
+    wbuf = ctypes.create_string_buffer(b"\x00\x00", 2)
+    rbuf = ctypes.create_string_buffer(2)
+    msgs = (I2cMsg * 2)(I2cMsg(SENSOR_ADDR, 0, 2, ctypes.addressof(wbuf)),
+                        I2cMsg(SENSOR_ADDR, I2C_M_RD, 2, ctypes.addressof(rbuf)))
+    data = I2cRdwr(ctypes.addressof(msgs), 2)
+    fcntl.ioctl(fd, I2C_RDWR, data)
+    return rbuf.raw
 
 
 def mode_i2c(path, ready, go):
@@ -93,6 +130,58 @@ def mode_video(path, ready, go):
     err = failing(fd, VIDIOC_G_FMT, fmt)
     os.close(fd)
     print("holder video: %ux%u; after the unplug G_FMT failed with %s, closed" % (width, height, err))
+
+
+def v4l2_buffer(index):
+    b = bytearray(88)
+    struct.pack_into("=II", b, 0, index, V4L2_BUF_TYPE_VIDEO_CAPTURE)
+    struct.pack_into("=I", b, 60, V4L2_MEMORY_MMAP)
+    return b
+
+
+def mode_stream(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    rb = bytearray(struct.pack("=IIIII", 4, V4L2_BUF_TYPE_VIDEO_CAPTURE, V4L2_MEMORY_MMAP, 0, 0))
+    fcntl.ioctl(fd, VIDIOC_REQBUFS, rb)
+    count = struct.unpack_from("=I", rb, 0)[0]
+    for i in range(count):
+        fcntl.ioctl(fd, VIDIOC_QBUF, v4l2_buffer(i))
+    fcntl.ioctl(fd, VIDIOC_STREAMON, bytearray(struct.pack("=I", V4L2_BUF_TYPE_VIDEO_CAPTURE)))
+    b = v4l2_buffer(0)
+    fcntl.ioctl(fd, VIDIOC_DQBUF, b)
+    seq = struct.unpack_from("=I", b, 56)[0]
+    fcntl.ioctl(fd, VIDIOC_QBUF, v4l2_buffer(struct.unpack_from("=I", b, 0)[0]))
+    wait_go(ready, go)
+    err = failing(fd, VIDIOC_DQBUF, v4l2_buffer(0))
+    os.close(fd)
+    print("holder stream: %d buffers, frame %d dequeued; after the unplug DQBUF failed with %s, closed" % (count, seq, err))
+
+
+def mode_ctrl(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    state = {"n": 0, "err": None}
+
+    def writer():
+        try:
+            while True:
+                c = struct.pack("=Ii", V4L2_CID_BRIGHTNESS, state["n"] % 200 - 100)
+                fcntl.ioctl(fd, VIDIOC_S_CTRL, bytearray(c))
+                state["n"] += 1
+        except OSError as e:
+            state["err"] = errno.errorcode.get(e.errno, e.errno)
+
+    t = threading.Thread(target=writer, daemon=True)
+    t.start()
+    while state["n"] < 10 and t.is_alive():
+        time.sleep(0.01)
+    if not t.is_alive():
+        sys.exit("brightness writes failed before the unplug: %s" % state["err"])
+    wait_go(ready, go)
+    t.join(10)
+    if t.is_alive():
+        sys.exit("brightness writes still succeed 10 s after the unplug")
+    os.close(fd)
+    print("holder ctrl: %d brightness writes; the unplug stopped them with %s, closed" % (state["n"], state["err"]))
 
 
 def mode_dmabuf(path, ready, go):
@@ -187,9 +276,53 @@ def mode_media(path, ready, go):
     print("holder media: model %r; after the unplug DEVICE_INFO failed with %s, closed" % (model, err))
 
 
-MODES = {"i2c": mode_i2c, "video": mode_video, "events": mode_events, "dmabuf": mode_dmabuf,
+def subdev_ival(fd, req, which, num=0, den=0):
+    fi = bytearray(48)
+    struct.pack_into("=IIIII", fi, 0, 0, num, den, 0, which)
+    fcntl.ioctl(fd, req, fi)
+    return struct.unpack_from("=II", fi, 4)
+
+
+def mode_subdevtry(path, *_):
+    fd = os.open(path, os.O_RDWR)
+    cap = bytearray(struct.pack("=Q", V4L2_SUBDEV_CLIENT_CAP_INTERVAL_USES_WHICH))
+    try:
+        fcntl.ioctl(fd, VIDIOC_SUBDEV_S_CLIENT_CAP, cap)
+    except OSError as e:
+        if e.errno != errno.ENOTTY:
+            raise
+        os.close(fd)
+        print("holder subdevtry: no client capabilities (before 6.8): no TRY interval to check")
+        return
+    if not struct.unpack("=Q", cap)[0] & V4L2_SUBDEV_CLIENT_CAP_INTERVAL_USES_WHICH:
+        sys.exit("the kernel has client capabilities but not INTERVAL_USES_WHICH")
+    active = subdev_ival(fd, VIDIOC_SUBDEV_G_FRAME_INTERVAL, V4L2_SUBDEV_FORMAT_ACTIVE)
+
+    def try_fmt(w, h):
+        f = bytearray(88)
+        struct.pack_into("=IIII", f, 0, V4L2_SUBDEV_FORMAT_TRY, 0, w, h)
+        fcntl.ioctl(fd, VIDIOC_SUBDEV_S_FMT, f)
+        return struct.unpack_from("=II", f, 8)
+
+    try_fmt(640, 480)
+    got = subdev_ival(fd, VIDIOC_SUBDEV_S_FRAME_INTERVAL, V4L2_SUBDEV_FORMAT_TRY, 1, 60)
+    if got != (1, 60):
+        sys.exit("TRY 1/60 at 640x480 gave %d/%d" % got)
+    w, h = try_fmt(1280, 960)
+    got = subdev_ival(fd, VIDIOC_SUBDEV_G_FRAME_INTERVAL, V4L2_SUBDEV_FORMAT_TRY)
+    if got[1] * 1 >= 60 * got[0]:
+        sys.exit("TRY interval %d/%d kept at %ux%u, which cannot run at 60 fps" % (got + (w, h)))
+    now = subdev_ival(fd, VIDIOC_SUBDEV_G_FRAME_INTERVAL, V4L2_SUBDEV_FORMAT_ACTIVE)
+    if now != active:
+        sys.exit("TRY changes moved the active interval: %d/%d, was %d/%d" % (now + active))
+    os.close(fd)
+    print("holder subdevtry: TRY 1/60 at 640x480; TRY %ux%u took it to %d/%d; active %d/%d untouched" % ((w, h) + got + active))
+
+
+MODES = {"i2c": mode_i2c, "video": mode_video, "stream": mode_stream,
+         "ctrl": mode_ctrl, "events": mode_events, "dmabuf": mode_dmabuf,
          "timeout0": mode_timeout0, "subdev": mode_subdev,
-         "media": mode_media}
+         "media": mode_media, "subdevtry": mode_subdevtry}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in MODES:

@@ -45,6 +45,8 @@
 #   RESULTS       a writable dir; its files land in OUT/<name>/results/
 #   MATRIX_ONLY   passed on from run-vm.sh's own environment when set: the
 #                 fault matrix's rows to run (62-driver-fault-matrix.sh)
+#   HANDLE_PAIRS  passed on likewise: the handle pairs to run
+#                 (61-driver-unplug-handles.sh)
 #   ISOCAM_DEMO_GADGET  passed on likewise: 1 makes the demo's guest half
 #                 plug the camera as a gadget (`make demo GADGET=1`)
 # and every load of isocam in the guest gets num_urbs=$ISOCAM_VM_NUM_URBS
@@ -236,6 +238,12 @@ if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.id" 2>/dev/null)" != "$inputs_id" ]; 
 	rm -rf "$stage"
 fi
 
+# v4l2-compliance, v4l2-ctl and media-ctl of a current v4l-utils (sid's,
+# unpacked by tests/vm/tools/v4l-utils.sh, which make deps runs): 1.22's
+# compliance test reports false failures on 6.12 and 7.2.
+V4L_UTILS=$("$ROOT/tests/vm/tools/v4l-utils.sh" --dir 2>/dev/null) ||
+	echo "run-vm: warning: no current v4l-utils unpacked (make deps); the guest uses Debian 12's 1.22" >&2
+
 # ---------------------------------------------------------------- the run
 [ -n "$OUT" ] || OUT=$ROOT/build/vm/$(date +%Y%m%d-%H%M%S)-$$
 mkdir -p "$OUT" || die "cannot create $OUT"
@@ -247,8 +255,11 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 	printf 'KVER=%q\nTIMEOUT=%q\nKEEP_GOING=%q\n' "$KVER" "$TIMEOUT" "$KEEP_GOING"
 	printf 'MODDIR=%q\nKCONFIG=%q\nMODULES=%q\n' "$MODDIR" "$KCONFIG" "$MODULES"
 	[ -z "${MATRIX_ONLY:-}" ] || printf 'export MATRIX_ONLY=%q\n' "$MATRIX_ONLY"
+	[ -z "${HANDLE_PAIRS:-}" ] || printf 'export HANDLE_PAIRS=%q\n' "$HANDLE_PAIRS"
 	[ -z "${ISOCAM_DEMO_GADGET:-}" ] || printf 'export ISOCAM_DEMO_GADGET=%q\n' "$ISOCAM_DEMO_GADGET"
 	printf 'export ISOCAM_VM_NUM_URBS=%q\n' "${ISOCAM_VM_NUM_URBS:-32}"
+	# v4l-utils matching newer kernels' API, on every kernel alike.
+	[ -z "$V4L_UTILS" ] || printf 'export PATH=%q:$PATH\n' "$V4L_UTILS/bin"
 	printf 'SCRIPTS=('
 	printf ' %q' "${ABS[@]}"
 	printf ' )\n'
