@@ -34,7 +34,7 @@ FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
 .PHONY: all modules userspace kernel check check-run check-debug check-debug-run demo-run unit fuzz \
-	vmtest bench demo deps lint soak stress check-under-load \
+	vmtest vmtest-run lifetime bench demo deps lint soak stress check-under-load \
 	install uninstall install-dkms \
 	clean help
 .DEFAULT_GOAL := all
@@ -47,6 +47,8 @@ help:
 	@echo "make           build the modules (KDIR=...) and userspace"
 	@echo "make demo      boot the VM, plug the camera, stream, save out/ (GADGET=1: as a USB gadget)"
 	@echo "make check     unit tests, fuzzers and the VM suite"
+	@echo "make vmtest    VM suite scripts alone on KERNEL= (VM_SCRIPTS=\"name ...\"; default all)"
+	@echo "make lifetime  the unplug and handle-lifetime scripts alone on KERNEL="
 	@echo "make check-debug  the VM suite on a KASAN/lockdep/kmemleak kernel (built once, cached)"
 	@echo "make lint      checkpatch --strict and sparse on kernel code"
 	@echo "make bench     benchmarks (numbers, no assertions)"
@@ -86,6 +88,21 @@ check: deps kernel
 check-run: all unit fuzz
 	UNIT_TESTS="$(UNIT_TESTS)" FUZZ_TARGETS="$(FUZZ_TARGETS)" \
 		$(ROOT)/scripts/check.sh
+
+# Suite scripts alone, on the KERNEL= series (scripts/vmtest.sh).
+vmtest: deps kernel
+	$(MAKE) -C $(ROOT) vmtest-run
+
+vmtest-run: all
+	$(ROOT)/scripts/vmtest.sh
+
+# The lifetime scripts alone (unplug in every state, every pair of
+# handles held across it, the media graph's nodes) on KERNEL=; on the
+# debug kernel: make check-debug DEBUG_SCRIPTS="$(LIFETIME_SCRIPTS)".
+LIFETIME_SCRIPTS := 60-driver-unplug 60-driver-unplug-stream \
+	61-driver-unplug-states 61-driver-unplug-handles 65-driver-media
+lifetime:
+	$(MAKE) -C $(ROOT) vmtest VM_SCRIPTS="$(LIFETIME_SCRIPTS)"
 
 # The VM suite on the debug kernel (scripts/check-debug.sh): it builds
 # that kernel once into /var/cache/isocam/ and the modules for it into

@@ -6,13 +6,15 @@
 # subscribed to the sensor's control events and the sensor's subdev
 # node, say, share the sensor's controls, and whichever closes last must
 # not find them freed (on the debug kernel KASAN reports such a use).
-# Kinds (tests/vm/holder.py): video (open), events (video, subscribed to
-# brightness), subdev (subscribed too), media, i2c (/dev/i2c-N), dmabuf
-# (a buffer exported and mapped by another process).
-# Cells, each a plug, the handles, an idle unplug and the closes:
-#  - every ordered pair of kinds, closed first one, then the other (30);
-#  - all six at once, closed in the order listed and in reverse (2).
-# HANDLE_PAIRS="a:b ..." runs only those pairs (and not the all-six cells).
+# Kinds (tests/vm/holder.py): video (open), stream (a video handle
+# streaming: the unplug comes mid-stream), ctrl (a video handle writing
+# brightness over and over: the unplug comes mid-control), events (video,
+# subscribed to brightness), subdev (subscribed too), media, i2c
+# (/dev/i2c-N), dmabuf (a buffer exported and mapped by another process).
+# Cells, each a plug, the handles, the unplug and the closes:
+#  - every ordered pair of kinds, closed first one, then the other (56);
+#  - all eight at once, closed in the order listed and in reverse (2).
+# HANDLE_PAIRS="a:b ..." runs only those pairs (and not the all-eight cells).
 # vm-timeout: 900
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
@@ -20,7 +22,7 @@
 
 require_cmd python3 usbip
 
-KINDS=(video events subdev media i2c dmabuf)
+KINDS=(video stream ctrl events subdev media i2c dmabuf)
 
 modprobe i2c-dev
 driver_setup
@@ -29,7 +31,7 @@ driver_setup
 open_handle() {
 	local path
 	case "$1" in
-	video | events | dmabuf) path=$NODE ;;
+	video | stream | ctrl | events | dmabuf) path=$NODE ;;
 	subdev) wait_for 'path=$(cam_subdev)' 10 "the sensor's subdev node" ;;
 	media) wait_for 'path=$(cam_media)' 10 "the camera's media device" ;;
 	i2c) wait_for 'path=$(cam_i2c_node)' 10 "the camera's i2c-dev node" ;;
@@ -38,11 +40,16 @@ open_handle() {
 	hold_as "$1" "$1" "$path"
 }
 
-# cell KIND... : open each, unplug, close them in the order given.
+# cell KIND... : open each, unplug, close them in the order given. They
+# open in one order whatever the cell: dmabuf's handle takes the buffer
+# queue and gives it up before stream's needs it.
+OPEN_ORDER=(dmabuf video stream ctrl events subdev media i2c)
 cell() {
 	local k
 	plug
-	for k in "$@"; do open_handle "$k"; done
+	for k in "${OPEN_ORDER[@]}"; do
+		if [[ " $* " == *" $k "* ]]; then open_handle "$k"; fi
+	done
 	unplug
 	for k in "$@"; do release_as "$k"; done
 	CELLS=$((CELLS + 1))
@@ -63,10 +70,10 @@ else
 			cell "$a" "$b"
 		done
 	done
-	step "unplug holding all six, closed in order"
+	step "unplug holding all eight, closed in order"
 	cell "${KINDS[@]}"
-	step "unplug holding all six, closed in reverse"
-	cell dmabuf i2c media subdev events video
+	step "unplug holding all eight, closed in reverse"
+	cell dmabuf i2c media subdev events ctrl stream video
 fi
 stop_emu
 log "$CELLS cells in $(((${EPOCHREALTIME/./} - ${t0/./}) / 1000000)) s of guest time"
