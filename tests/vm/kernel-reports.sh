@@ -26,9 +26,11 @@ if [ "${1:-}" = -l ]; then
 			exit
 		}
 	}
-	/^unreferenced object/ { judge(); obj = $0; sub(/:$/, "", obj); ours = ""; next }
-	/^ *\[<[0-9a-f]+>\] / {
-		f = $2
+	/^unreferenced object/ { judge(); obj = $0; sub(/:$/, "", obj); ours = ""; bt = 0; next }
+	/^ *backtrace/ { bt = 1; next }
+	# A frame: "[<addr>] func+off/size" (6.1) or "func+off/size [mod]" (7.2).
+	bt && /^ +[^ ]/ {
+		f = ($1 ~ /^\[</) ? $2 : $1
 		if (ours == "" && (f ~ /isocam|ic1280|vb2_|videobuf2|v4l2|video_|usbip|vhci|stub_/ ||
 		    f ~ /^0x[0-9a-f]+$/))
 			ours = f
