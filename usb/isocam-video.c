@@ -708,6 +708,16 @@ void isocam_asm_totals(struct isocam_dev *dev, struct isocam_asm_stats *t)
 	isocam_asm_stats_add(t, &dev->asm_snap);
 }
 
+/* One of dev->stats, by one: every counter is written under slock. */
+static void isocam_count(struct isocam_dev *dev, u32 *counter)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&dev->slock, flags);
+}
+
 /* ---- start / stop; called with dev->lock held ---- */
 
 void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st)
@@ -900,7 +910,7 @@ static int isocam_stream_start_bulk(struct isocam_dev *dev)
 	ret = isocam_stream_try(dev, 0, &tpf);
 	if (ret)
 		return ret;
-	dev->stats.streams++;
+	isocam_count(dev, &dev->stats.streams);
 	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, bulk endpoint %u, %u URBs of %u bytes\n",
 		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
 		tpf.numerator, tpf.denominator, dev->ep_num, dev->num_urbs,
@@ -942,7 +952,7 @@ int isocam_stream_start(struct isocam_dev *dev)
 		ret = isocam_stream_try(dev, alt, &tpf);
 		if (ret != -ENOSPC)
 			break;
-		dev->stats.enospc_fallbacks++;
+		isocam_count(dev, &dev->stats.enospc_fallbacks);
 		alt = isocam_next_alt(dev, &limit, &tpf);
 		if (alt < 0) {
 			dev_err(d, "host refused bandwidth for alt %d and every smaller alt that could carry %ux%u\n",
@@ -959,7 +969,7 @@ int isocam_stream_start(struct isocam_dev *dev)
 			 tpf.numerator, tpf.denominator,
 			 dev->timeperframe.numerator,
 			 dev->timeperframe.denominator);
-	dev->stats.streams++;
+	isocam_count(dev, &dev->stats.streams);
 	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, alt %d (%u bytes), %u URBs x %u packets\n",
 		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
 		tpf.numerator, tpf.denominator, alt, dev->packet_bytes,
