@@ -226,6 +226,7 @@ static void isocam_release(struct v4l2_device *v4l2_dev)
 	v4l2_device_unregister(&dev->v4l2_dev);
 	isocam_media_cleanup(dev);
 	mutex_destroy(&dev->lock);
+	usb_put_intf(dev->intf);
 	usb_put_dev(dev->udev);
 	kfree(dev);
 }
@@ -258,7 +259,11 @@ static int isocam_probe(struct usb_interface *intf,
 		return -ENOMEM;
 	mutex_init(&dev->lock);
 	isocam_stream_init(dev);
-	dev->intf = intf;
+	/*
+	 * Held as long as dev: the i2c adapter's parent and every message's
+	 * device, still used by /dev/i2c-N and video handles after unplug.
+	 */
+	dev->intf = usb_get_intf(intf);
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
 	dev->ifnum = intf->cur_altsetting->desc.bInterfaceNumber;
 
@@ -352,6 +357,7 @@ err_put:
 
 err_free:
 	usb_set_intfdata(intf, NULL);
+	usb_put_intf(dev->intf);
 	usb_put_dev(dev->udev);
 	kfree(dev);
 	return ret;

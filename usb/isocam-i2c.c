@@ -210,7 +210,9 @@ static void isocam_i2c_del_work(struct work_struct *work)
  * /dev/i2c-N open has closed it, and unplug must not wait for userspace.
  * So the adapter goes from wq, holding a reference on the isocam_dev that
  * contains it, and this waits only until it has left sysfs: after the
- * return the USB core removes our interface, the adapter's parent.
+ * return the USB core removes our interface, the adapter's parent, which
+ * the isocam_dev keeps in memory (usb_get_intf) for the transfers of
+ * those holders: i2c_transfer() reads the parent to know the bus depth.
  */
 void isocam_i2c_unregister_async(struct isocam_dev *dev,
 				 struct workqueue_struct *wq)
