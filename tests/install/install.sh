@@ -88,7 +88,7 @@ left=$(cd "$T/root" && find . -type f)
 [ "$(grep -c '^uninstall: /' "$T/uninstall.log")" = "$(wc -l <"$T/expected")" ] ||
 	fail "make uninstall did not list every file it removed: $(cat "$T/uninstall.log")"
 
-step "DKMS: make install-dkms, dkms add and build for $KVER"
+step "DKMS: make install-dkms, dkms add and build for $KVER and 6.12"
 command -v dkms >/dev/null || fail "dkms is not installed (make deps)"
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$ROOT/dkms.conf")
 make -s -C "$ROOT" install-dkms DESTDIR="$T/dkms-src" KVER="$KVER" >"$T/dkms-src.log" 2>&1 ||
@@ -98,16 +98,34 @@ src=$T/dkms-src/usr/src
 mkdir -p "$T/dkms-tree"
 dkms add -m isocam -v "$ver" --sourcetree "$src" --dkmstree "$T/dkms-tree" \
 	>"$T/dkms.log" 2>&1 || { cat "$T/dkms.log"; fail "dkms add"; }
-dkms build -m isocam -v "$ver" -k "$KVER" --sourcetree "$src" \
-	--dkmstree "$T/dkms-tree" >>"$T/dkms.log" 2>&1 || {
-	cat "$T/dkms.log" "$T"/dkms-tree/isocam/"$ver"/build/make.log 2>/dev/null
-	fail "dkms build"
-}
-for m in isocam ic1280; do
-	ko=$(find "$T/dkms-tree/isocam/$ver/$KVER" -name "$m.ko*" | head -n 1)
-	[ -n "$ko" ] || fail "dkms build made no $m.ko"
-	v=$(modinfo -F vermagic "$ko" | awk '{ print $1 }')
-	[ "$v" = "$KVER" ] || fail "dkms built $m.ko for '$v', not $KVER"
-	echo "install: dkms built ${ko#"$T"/}"
+# For $KVER, and for every other supported Debian kernel whose headers
+# are here (make deps installs 6.1 and 6.12): DKMS on a Debian 13 host.
+kvers=$KVER
+for series in 6.1 6.12; do
+	k=$("$ROOT/scripts/find-kernel.sh" "$series" 2>/dev/null) || continue
+	[ "$k" = "$KVER" ] || kvers="$kvers $k"
+done
+for k in $kvers; do
+	dkms build -m isocam -v "$ver" -k "$k" --sourcetree "$src" \
+		--dkmstree "$T/dkms-tree" >>"$T/dkms.log" 2>&1 || {
+		cat "$T/dkms.log" "$T"/dkms-tree/isocam/"$ver"/build/make.log 2>/dev/null
+		fail "dkms build for $k"
+	}
+	for m in isocam ic1280; do
+		ko=$(find "$T/dkms-tree/isocam/$ver/$k" -name "$m.ko*" | head -n 1)
+		[ -n "$ko" ] || fail "dkms build made no $m.ko for $k"
+		v=$(modinfo -F vermagic "$ko" | awk '{ print $1 }')
+		[ "$v" = "$k" ] || fail "dkms built $m.ko for '$v', not $k"
+		echo "install: dkms built ${ko#"$T"/}"
+	done
+done
+# Outside the supported range DKMS declines instead of failing to build.
+re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' "$src/isocam-$ver/dkms.conf")
+[ -n "$re" ] || fail "dkms.conf has no BUILD_EXCLUSIVE_KERNEL"
+for k in $kvers 7.2.13-isocam; do
+	[[ $k =~ $re ]] || fail "dkms.conf would not build for $k"
+done
+for k in 5.15.0-1-amd64 6.0.9 7.3.0-1-amd64; do
+	! [[ $k =~ $re ]] || fail "dkms.conf would build for $k"
 done
 echo "install: ok"
