@@ -238,11 +238,11 @@ if [ ! -f "$INITRD" ] || [ "$(cat "$INITRD.id" 2>/dev/null)" != "$inputs_id" ]; 
 	rm -rf "$stage"
 fi
 
-# v4l2-compliance, v4l2-ctl and media-ctl of a current v4l-utils (sid's,
-# unpacked by tests/vm/tools/v4l-utils.sh, which make deps runs): 1.22's
-# compliance test reports false failures on 6.12 and 7.2.
+# A current v4l2-compliance (sid's, unpacked by tests/vm/tools/
+# v4l-utils.sh, which make deps runs): 1.22's reports false failures on
+# 6.12 and 7.2.
 V4L_UTILS=$("$ROOT/tests/vm/tools/v4l-utils.sh" --dir 2>/dev/null) ||
-	echo "run-vm: warning: no current v4l-utils unpacked (make deps); the guest uses Debian 12's 1.22" >&2
+	echo "run-vm: warning: no current v4l2-compliance unpacked (make deps); the guest uses Debian 12's 1.22" >&2
 
 # ---------------------------------------------------------------- the run
 [ -n "$OUT" ] || OUT=$ROOT/build/vm/$(date +%Y%m%d-%H%M%S)-$$
@@ -258,7 +258,7 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 	[ -z "${HANDLE_PAIRS:-}" ] || printf 'export HANDLE_PAIRS=%q\n' "$HANDLE_PAIRS"
 	[ -z "${ISOCAM_DEMO_GADGET:-}" ] || printf 'export ISOCAM_DEMO_GADGET=%q\n' "$ISOCAM_DEMO_GADGET"
 	printf 'export ISOCAM_VM_NUM_URBS=%q\n' "${ISOCAM_VM_NUM_URBS:-32}"
-	# v4l-utils matching newer kernels' API, on every kernel alike.
+	# v4l2-compliance matching newer kernels' API, on every kernel alike.
 	[ -z "$V4L_UTILS" ] || printf 'export PATH=%q:$PATH\n' "$V4L_UTILS/bin"
 	printf 'SCRIPTS=('
 	printf ' %q' "${ABS[@]}"

@@ -1,24 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# A current v4l-utils (v4l2-compliance, v4l2-ctl, media-ctl) beside
-# bookworm's 1.22, whose v4l2-compliance reports false failures on newer
-# kernels (6.12: CREATE_BUFS fills a field 1.22 takes for reserved).
+# A current v4l2-compliance beside bookworm's 1.22, which reports false
+# failures on newer kernels (6.12: CREATE_BUFS fills a field 1.22 takes
+# for reserved). Only the compliance test: v4l2-ctl and media-ctl stay
+# bookworm's, which work on every kernel here (1.32's v4l2-ctl fails its
+# subdev commands on 6.1, which has no client capabilities).
 # Debian 12 has no newer build, sid's needs sid's glibc, and the archive
 # here has no v4l-utils source: so sid's binary packages are unpacked
 # (never installed: nothing on the system moves) with the libraries they
-# need, and each tool runs through that glibc's own loader.
+# need, and the tool runs through that glibc's own loader.
 #
-#   tests/vm/tools/v4l-utils.sh         prints the directory (bin/ in it)
+#   tests/vm/tools/v4l-utils.sh         prints the directory (bin/ in it:
+#                                       v4l2-compliance)
 #   tests/vm/tools/v4l-utils.sh --dir   prints it only if already there
 #
-# Cached in ${ISOCAM_CACHE:-/var/cache/isocam}/v4l-utils-<version>/.
+# Cached in ${ISOCAM_CACHE:-/var/cache/isocam}/v4l2-compliance-<version>/.
 set -euo pipefail
 
 CACHE=${ISOCAM_CACHE:-/var/cache/isocam}
 SUITE=sid
 PKGS=(v4l-utils libv4l-0t64 libv4lconvert0t64 libv4l2rds0t64 libc6 libgcc-s1
 	libstdc++6 libjson-c5 libudev1 libcap2 libjpeg62-turbo)
-TOOLS=(v4l2-compliance v4l2-ctl media-ctl)
+TOOLS=(v4l2-compliance)
 
 die() { echo "v4l-utils: $*" >&2; exit 1; }
 
@@ -28,12 +31,12 @@ only_dir=
 ver=$(apt-cache show "v4l-utils/$SUITE" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
 if [ -z "$ver" ]; then
 	# No package lists for sid (yet): whatever was unpacked before.
-	dir=$(ls -d "$CACHE"/v4l-utils-*/ 2>/dev/null | sort -V | tail -n 1)
+	dir=$(ls -d "$CACHE"/v4l2-compliance-*/ 2>/dev/null | sort -V | tail -n 1)
 	[ -n "$dir" ] && [ -x "${dir}bin/v4l2-compliance" ] && { echo "${dir%/}"; exit 0; }
 	[ -n "$only_dir" ] && exit 1
 	die "no v4l-utils in $SUITE's package lists (make deps adds $SUITE at a low pin priority)"
 fi
-DIR=$CACHE/v4l-utils-$ver
+DIR=$CACHE/v4l2-compliance-$ver
 if [ -x "$DIR/bin/v4l2-compliance" ]; then
 	echo "$DIR"
 	exit 0
