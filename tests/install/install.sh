@@ -88,7 +88,7 @@ left=$(cd "$T/root" && find . -type f)
 [ "$(grep -c '^uninstall: /' "$T/uninstall.log")" = "$(wc -l <"$T/expected")" ] ||
 	fail "make uninstall did not list every file it removed: $(cat "$T/uninstall.log")"
 
-step "DKMS: make install-dkms, dkms add and build for $KVER and 6.12"
+step "DKMS: make install-dkms, dkms add and build for $KVER and Debian's 6.1 and 6.12"
 command -v dkms >/dev/null || fail "dkms is not installed (make deps)"
 ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$ROOT/dkms.conf")
 make -s -C "$ROOT" install-dkms DESTDIR="$T/dkms-src" KVER="$KVER" >"$T/dkms-src.log" 2>&1 ||
@@ -100,14 +100,17 @@ dkms add -m isocam -v "$ver" --sourcetree "$src" --dkmstree "$T/dkms-tree" \
 	>"$T/dkms.log" 2>&1 || { cat "$T/dkms.log"; fail "dkms add"; }
 # For $KVER, and for every other supported Debian kernel whose headers
 # are here (make deps installs 6.1 and 6.12): DKMS on a Debian 13 host.
+# (7.2 built here has no /lib/modules/V/build: its tree is KDIR.)
 kvers=$KVER
 for series in 6.1 6.12; do
 	k=$("$ROOT/scripts/find-kernel.sh" "$series" 2>/dev/null) || continue
 	[ "$k" = "$KVER" ] || kvers="$kvers $k"
 done
 for k in $kvers; do
-	dkms build -m isocam -v "$ver" -k "$k" --sourcetree "$src" \
-		--dkmstree "$T/dkms-tree" >>"$T/dkms.log" 2>&1 || {
+	kdir=/lib/modules/$k/build
+	[ -d "$kdir" ] || kdir=${KDIR:?}
+	dkms build -m isocam -v "$ver" -k "$k" --kernelsourcedir "$kdir" \
+		--sourcetree "$src" --dkmstree "$T/dkms-tree" >>"$T/dkms.log" 2>&1 || {
 		cat "$T/dkms.log" "$T"/dkms-tree/isocam/"$ver"/build/make.log 2>/dev/null
 		fail "dkms build for $k"
 	}
