@@ -122,7 +122,6 @@ static void isocam_bulk_transfer(struct isocam_dev *dev, struct urb *urb)
 static void isocam_bulk_complete(struct urb *urb)
 {
 	struct isocam_dev *dev = urb->context;
-	unsigned long flags;
 
 	if (isocam_urb_gone(urb->status))
 		return;
@@ -134,9 +133,7 @@ static void isocam_bulk_complete(struct urb *urb)
 	case -EPIPE:
 		/* Halted: nothing comes until STREAMOFF's CLEAR_FEATURE. */
 		isocam_urb_error(dev, urb->status);
-		spin_lock_irqsave(&dev->slock, flags);
-		dev->stats.bulk_halts++;
-		spin_unlock_irqrestore(&dev->slock, flags);
+		isocam_count(dev, &dev->stats.bulk_halts);
 		if (isocam_stream_fail(dev))
 			dev_err(&dev->intf->dev, "stream stopped: bulk endpoint %u is halted (-EPIPE); STREAMOFF to recover\n",
 				dev->ep_num);

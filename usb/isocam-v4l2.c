@@ -450,8 +450,8 @@ static int isocam_log_status(struct file *file, void *fh)
 	if (dev->jpeg_quality)
 		v4l2_info(&dev->v4l2_dev, "JPEG quality: %d%s\n",
 			  v4l2_ctrl_g_ctrl(dev->jpeg_quality),
-			  dev->fi->codec == ISOCAM_CODEC_JPEG ? "" :
-			  " (inactive: raw format)");
+			  dev->jpeg_quality->flags & V4L2_CTRL_FLAG_INACTIVE ?
+			  " (inactive: raw format)" : "");
 	v4l2_device_call_all(&dev->v4l2_dev, 0, core, log_status);
 	return 0;
 }

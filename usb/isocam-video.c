@@ -151,15 +151,12 @@ static void isocam_stamp(struct isocam_dev *dev, struct isocam_buffer *buf,
 			 bool pts_valid, u32 pts)
 {
 	u64 ts = buf->vb.vb2_buf.timestamp;
-	unsigned long flags;
 
 	if (dev->hw_ts && pts_valid)
 		isocam_clock_to_host(&dev->clock, pts, &ts);
 	if (dev->last_ts && ts < dev->last_ts + NSEC_PER_USEC) {
 		ts = dev->last_ts + NSEC_PER_USEC;
-		spin_lock_irqsave(&dev->slock, flags);
-		dev->stats.ts_clamped++;
-		spin_unlock_irqrestore(&dev->slock, flags);
+		isocam_count(dev, &dev->stats.ts_clamped);
 	}
 	buf->vb.vb2_buf.timestamp = ts;
 	dev->last_ts = ts;
@@ -295,14 +292,11 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 	int count = urb->number_of_packets;
 	u32 bad = 0, errors = 0;
 	bool irqs_off = irqs_disabled();
-	unsigned long flags;
 	u64 now;
 
 	if (!isocam_iso_count_ok(count, np)) {
 		isocam_asm_packet_error(&dev->assembler);
-		spin_lock_irqsave(&dev->slock, flags);
-		dev->stats.bad_urbs++;
-		spin_unlock_irqrestore(&dev->slock, flags);
+		isocam_count(dev, &dev->stats.bad_urbs);
 		dev_warn_ratelimited(&dev->intf->dev, "URB completed with %d packets of %u submitted; dropped\n",
 				     count, np);
 		return;
@@ -376,12 +370,8 @@ void isocam_urb_account(struct isocam_dev *dev, u64 start_ns, bool irqs_off,
 /* A whole URB is lost to an error status: so is the frame in progress. */
 void isocam_urb_error(struct isocam_dev *dev, int status)
 {
-	unsigned long flags;
-
 	isocam_asm_packet_error(&dev->assembler);
-	spin_lock_irqsave(&dev->slock, flags);
-	dev->stats.urb_errors++;
-	spin_unlock_irqrestore(&dev->slock, flags);
+	isocam_count(dev, &dev->stats.urb_errors);
 	dev_warn_ratelimited(&dev->intf->dev, "URB error %d\n", status);
 }
 
@@ -427,7 +417,6 @@ static void isocam_urb_complete(struct urb *urb)
  */
 void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
 {
-	unsigned long flags;
 	int ret;
 
 	if (!READ_ONCE(dev->urbs_live))
@@ -445,9 +434,7 @@ void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
 	if (ret == -EPERM || ret == -ENODEV || ret == -ESHUTDOWN)
 		return;
 
-	spin_lock_irqsave(&dev->slock, flags);
-	dev->stats.resubmit_errors++;
-	spin_unlock_irqrestore(&dev->slock, flags);
+	isocam_count(dev, &dev->stats.resubmit_errors);
 	dev_err_ratelimited(&dev->intf->dev, "URB resubmit failed: %d\n", ret);
 	if (usb_anchor_empty(&dev->anchor) && isocam_stream_fail(dev))
 		dev_err(&dev->intf->dev, "stream stopped: no URB left in flight (the last resubmit failed with %d); STREAMOFF to recover\n",
@@ -706,16 +693,6 @@ void isocam_asm_totals(struct isocam_dev *dev, struct isocam_asm_stats *t)
 {
 	*t = dev->asm_past;
 	isocam_asm_stats_add(t, &dev->asm_snap);
-}
-
-/* One of dev->stats, by one: every counter is written under slock. */
-static void isocam_count(struct isocam_dev *dev, u32 *counter)
-{
-	unsigned long flags;
-
-	spin_lock_irqsave(&dev->slock, flags);
-	(*counter)++;
-	spin_unlock_irqrestore(&dev->slock, flags);
 }
 
 /* ---- start / stop; called with dev->lock held ---- */

@@ -203,6 +203,16 @@ static inline bool isocam_is_bulk(const struct isocam_dev *dev)
 	return dev->transport == ISOCAM_TRANSPORT_BULK;
 }
 
+/* One of dev->stats, by one: every counter is written under slock. */
+static inline void isocam_count(struct isocam_dev *dev, u32 *counter)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&dev->slock, flags);
+	(*counter)++;
+	spin_unlock_irqrestore(&dev->slock, flags);
+}
+
 /*
  * A completion status that means the URB is not to be resubmitted: killed
  * or unlinked by us, or the device or host controller gone.
