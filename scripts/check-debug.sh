@@ -100,9 +100,10 @@ if [ -n "${DEBUG_SCRIPTS:-}" ]; then
 else
 	suite=("$ROOT"/tests/vm/suite/*.sh)
 fi
-"$ROOT/tests/vm/run-vm.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
+"$ROOT/tests/vm/run-shards.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
 	--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
 vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
+slowest "$LOGS/vm-suite"
 if [ -s "$LOGS/vm-suite/known-reports.txt" ]; then
 	echo "check-debug: known foreign reports (tests/vm/kernel-known.txt), not counted:"
 	sed 's/^/check-debug:   /' "$LOGS/vm-suite/known-reports.txt"

@@ -9,7 +9,9 @@
 #                 tests/fuzz/corpus/<name>/ when present) and counts once
 #   VM_TIMEOUT    per guest script limit for the VM suite (default 300)
 # Then tests/install/install.sh (counts once), the VM harness self-test (tests/vm/selftest.sh, counts once) and the
-# VM suite: every tests/vm/suite/*.sh in ONE boot, each script one result;
+# VM suite: every tests/vm/suite/*.sh, split across one single-vCPU VM per
+# core (tests/vm/run-shards.sh; ISOCAM_VM_SHARDS=1: one boot), each
+# script one result, the five slowest listed;
 # then `make demo`'s script, checked for the files it promises (one result).
 # Logs go to build/check/. The last line is `N passed, N failed`; the exit
 # status is non-zero if anything failed or nothing ran.
@@ -109,9 +111,10 @@ if [ ! -e "${suite[0]}" ]; then
 	echo "check: no tests/vm/suite/*.sh"
 	bad "vm suite (no scripts)"
 else
-	"$ROOT/tests/vm/run-vm.sh" --keep-going --timeout "$VM_TIMEOUT" \
+	"$ROOT/tests/vm/run-shards.sh" --keep-going --timeout "$VM_TIMEOUT" \
 		--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
 	vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
+	slowest "$LOGS/vm-suite"
 fi
 
 # --- make demo's run, in its own boot: what it promises is there ------------

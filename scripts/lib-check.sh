@@ -30,6 +30,15 @@ vm_tally() {
 	fi
 }
 
+# slowest OUT: the five slowest scripts of a run-shards.sh run, kept for
+# the closing lines (guest seconds, and what they cost in wall seconds).
+slowest_lines=()
+slowest() {
+	local line
+	[ -f "$1/slowest.txt" ] || return 0
+	while IFS= read -r line; do slowest_lines+=("$line"); done <"$1/slowest.txt"
+}
+
 # print_verdict LOGS: the closing lines; true when all passed.
 print_verdict() {
 	local f
@@ -38,6 +47,8 @@ print_verdict() {
 		echo "---- the last 25 lines of $f"
 		tail -n 25 "$f" 2>/dev/null || echo "(no log)"
 	done
+	[ ${#slowest_lines[@]} = 0 ] || echo "the slowest VM scripts:"
+	for f in "${slowest_lines[@]}"; do echo "  $f"; done
 	for f in "${failures[@]}"; do echo "failed: $f"; done
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ] && [ "$passed" -gt 0 ]

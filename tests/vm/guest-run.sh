@@ -185,6 +185,8 @@ for script in "${SCRIPTS[@]}"; do
 	log "=== RUN $name"
 	snapshot_procs
 	snapshot_tmp
+	# Its mtime is the host's clock: run-vm.sh's wall time for the script.
+	: >"$dir/started"
 	start=$EPOCHREALTIME
 	(
 		cd "$ROOT" || exit 1

@@ -70,7 +70,8 @@
 #
 # OUT holds: console.log (the whole serial console), dmesg.log (the whole
 # kernel log, in sections), summary.txt (the PASS/FAIL lines), and per
-# script <name>/{output.log,kmsg.log,status,seconds,results/}.
+# script <name>/{output.log,kmsg.log,status,seconds,wall,results/}
+# (seconds: the guest's clock; wall: the host's, from its start to its end).
 #
 # The kernel is scripts/find-kernel.sh's (or $KVER): /boot/vmlinuz-$KVER.
 # The initramfs (busybox-static + the virtio/9p/overlay modules in
@@ -378,6 +379,11 @@ for n in "${NAMES[@]}"; do
 	fi
 	st=$(cat "$d/status")
 	secs=$(cat "$d/seconds" 2>/dev/null || echo "?")
+	# Host seconds from its start to its status (both files' mtimes are
+	# the host's clock): what the guest's seconds cost here.
+	[ ! -f "$d/started" ] ||
+		awk -v a="$(stat -c %.3Y "$d/started")" -v b="$(stat -c %.3Y "$d/status")" \
+			'BEGIN { printf "%.0f\n", b - a }' >"$d/wall"
 	bad=$(first_bad "$d/kmsg.log" "$n")
 	leak=$("$VMDIR/kernel-reports.sh" -l "$d/kmemleak.log")
 	if [ -n "$bad" ]; then
