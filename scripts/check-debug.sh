@@ -18,7 +18,7 @@
 #   VM_TIMEOUT      per guest script limit (default 600: the debug kernel
 #                   runs the suite about 1.7 times slower)
 #   DEBUG_SCRIPTS   suite scripts to run instead of all (names, e.g.
-#                   "60-driver-probe 62-driver-fault-matrix")
+#                   "60-driver-probe 62-driver-fault-control")
 #   DEBUG_VM_MEM    the guest's memory in MB (default 1024)
 # Logs go to build/check-debug/. The last line is `N passed, N failed`.
 set -uo pipefail

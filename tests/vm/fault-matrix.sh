@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/vm/fault-matrix.sh: the fault matrix of issue 10, for guest scripts
-# (62-driver-fault-matrix.sh runs every row). Source after lib.sh,
-# lib-camera.sh and lib-driver.sh.
+# tests/vm/fault-matrix.sh: the fault matrix, for guest scripts: the
+# 62-driver-fault-* scripts each declare a group of rows (matrix_row) and
+# run them (matrix_main); being several scripts, the groups run in
+# parallel VMs. Source after lib.sh, lib-camera.sh and lib-driver.sh.
 #
 # A row is an emulator behaviour (a --hostile mode or a --fault spec) and
 # the outcomes the driver may show for it; a column is the state the
@@ -317,4 +318,29 @@ matrix_run() {
 	done
 	cat "$RESULTS/matrix.txt"
 	[ "$MATRIX_FAILS" = 0 ] || fail "$MATRIX_FAILS fault matrix cells failed (see above and $RESULTS/cell-*.log)"
+}
+
+# matrix_main: a script's rows, on a fresh driver: MATRIX_ONLY's rows
+# only when it is set (a group may then have none), then a clean rmmod.
+matrix_main() {
+	local r only=()
+	require_cmd usbip v4l2-ctl i2ctransfer timeout
+	[ -x "$MATRIX_STREAM" ] || fail "$MATRIX_STREAM is not built (make)"
+	if [ -n "${MATRIX_ONLY:-}" ]; then
+		for r in "${MATRIX_ROWS[@]}"; do
+			[[ " $MATRIX_ONLY " != *" ${r%%|*} "* ]] || only+=("${r%%|*}")
+		done
+		if [ ${#only[@]} = 0 ]; then
+			log "MATRIX_ONLY ($MATRIX_ONLY) names none of these rows: nothing to run"
+			return 0
+		fi
+	fi
+	modprobe i2c-dev
+	driver_setup
+	stop_emu
+	matrix_run "${only[@]}"
+	step "clean rmmod"
+	unload_isocam_modules
+	modprobe -r vhci-hcd
+	log "$(basename "$0" .sh): ok"
 }

@@ -44,7 +44,7 @@
 #   ISOCAM_KVER   the booted kernel     ISOCAM_VM     1
 #   RESULTS       a writable dir; its files land in OUT/<name>/results/
 #   MATRIX_ONLY   passed on from run-vm.sh's own environment when set: the
-#                 fault matrix's rows to run (62-driver-fault-matrix.sh)
+#                 fault matrix's rows to run (62-driver-fault-*.sh)
 #   HANDLE_PAIRS  passed on likewise: the handle pairs to run
 #                 (61-driver-unplug-handles.sh)
 #   ISOCAM_DEMO_GADGET  passed on likewise: 1 makes the demo's guest half
