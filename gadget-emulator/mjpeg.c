@@ -286,6 +286,11 @@ int mjpeg_prepare(struct mjpeg *m, struct scene *sc,
 	return 0;
 }
 
+unsigned int mjpeg_variant(const struct scene_params *p, uint32_t counter)
+{
+	return scene_shift(p, counter) % MCU_W;
+}
+
 size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 		   const struct scene_params *p, uint8_t quality,
 		   uint32_t counter, uint8_t *out, size_t cap)
@@ -298,7 +303,7 @@ size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 
 	if (select_key(m, p, quality))
 		return 0;
-	e = encoding_for(m, sc, p, shift % MCU_W);
+	e = encoding_for(m, sc, p, mjpeg_variant(p, counter));
 	if (!e)
 		return 0;
 	/* Rotating MCUs moves bytes but never adds or drops any. */

@@ -37,6 +37,13 @@ size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 		   const struct scene_params *p, uint8_t quality,
 		   uint32_t counter, uint8_t *out, size_t cap);
 
+/*
+ * Which of the encodings frame `counter` is made from (0..15): frames of
+ * one variant and params are that encoding with its MCUs rotated, so
+ * they decode to the same pixels, rotated by whole MCUs.
+ */
+unsigned int mjpeg_variant(const struct scene_params *p, uint32_t counter);
+
 /* Encode every scroll position now (e.g. at stream start); 0 or -1. */
 int mjpeg_prepare(struct mjpeg *m, struct scene *sc,
 		  const struct scene_params *p, uint8_t quality);

@@ -362,21 +362,30 @@ static void test_render(void **state)
 	scene_free(sc);
 }
 
-/* Frame 4: one bit of entropy-coded data flipped, checksum refitted. */
-static size_t jpeg_bit(uint8_t *jpg, size_t len, unsigned int i)
+/* One bit of entropy-coded data flipped, checksum refitted. */
+static size_t flip_jpeg_bit(uint8_t *jpg, size_t len)
 {
 	uint8_t *st = (uint8_t *)mjpeg_stamp(jpg, len);
 	size_t sos = (size_t)(st - jpg) + ISOCAM_STAMP_LEN, at = len - 40;
 	uint32_t sum;
 
-	if (i != 4)
-		return len;
 	while (jpg[at] == 0xff || jpg[at - 1] == 0xff || jpg[at] == 0xfe)
 		at--;
 	jpg[at] ^= 0x01;
 	sum = isocam_stamp_checksum(jpg + sos, len - sos);
 	memcpy(st + ISOCAM_STAMP_OFF_CHECKSUM, &sum, 4);	/* little endian */
 	return len;
+}
+
+static size_t jpeg_bit(uint8_t *jpg, size_t len, unsigned int i)
+{
+	return i == 4 ? flip_jpeg_bit(jpg, len) : len;
+}
+
+/* Frame 36: by then each of the 16 variants was seen twice. */
+static size_t jpeg_bit_late(uint8_t *jpg, size_t len, unsigned int i)
+{
+	return i == 36 ? flip_jpeg_bit(jpg, len) : len;
 }
 
 /* After frame 2, some bytes that belong to no frame. */
@@ -458,6 +467,51 @@ static void test_mjpeg(void **state)
 	assert_has(&r, "0 frames checked");
 }
 
+/* The worst PSNR line of a run: "luma X dB, chroma Y dB". */
+static void worst_psnr(const struct run *r, char *out, size_t n)
+{
+	const char *at = strstr(r->out, "worst PSNR against the reference: ");
+	size_t len;
+
+	assert_non_null(at);
+	at += strlen("worst PSNR against the reference: ");
+	len = strcspn(at, "\n");
+	assert_true(len < n);
+	memcpy(out, at, len);
+	out[len] = 0;
+}
+
+/*
+ * Every frame's PSNR counts, though a frame byte for byte one already
+ * measured (same params, same variant) is not decoded again: a change
+ * of quality is measured anew, and a changed frame is decoded.
+ */
+static void test_mjpeg_every_frame_measured(void **state)
+{
+	uint32_t c[48];
+	char low[128], mixed[128];
+	struct run r;
+
+	(void)state;
+	seq(c, 48);
+	write_mjpeg(c, 24, 7, NULL);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 0);
+	worst_psnr(&r, low, sizeof(low));
+	/* 40 frames at 85, then 8 at 7: the worst is quality 7's. */
+	write_mjpeg2(c, 48, 85, NULL, 40, 7);
+	check(&r, "--format mjpeg --size 160x120 --expect-frames 48");
+	assert_int_equal(r.status, 0);
+	worst_psnr(&r, mixed, sizeof(mixed));
+	assert_string_equal(mixed, low);
+
+	write_mjpeg(c, 48, 85, jpeg_bit_late);
+	check(&r, "--format mjpeg --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 0 bad checksums, 1 mismatched");
+	assert_has(&r, "frame 36 counter 36:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_timeline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mjpeg, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mjpeg_every_frame_measured, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("isocam_check", tests, NULL, NULL);
