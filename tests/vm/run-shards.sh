@@ -13,13 +13,16 @@
 # two VMs beside each other give the verdicts each gives alone; one QEMU
 # under TCG is one host thread, so one per core uses the machine.
 #
-# Balance: each script weighs its last measured guest seconds (build/vm/
+# Balance: each script weighs its last measured seconds (build/vm/
 # script-times-KVER.txt, written by every whole run here on that kernel;
-# else tests/vm/script-times.txt, measured on Debian's 6.1; else 30 s),
-# plus the harness's cleanup after it. The heaviest goes first to the
-# lightest shard (longest processing time first). Within a shard the
-# scripts keep their order. A script's name is all it shares with others:
-# each shard is one boot with its own overlay, network and modules.
+# else tests/vm/script-times.txt, measured on Debian's 6.1; else 30):
+# the host seconds it took when known, since those are what a shard
+# waits for (a busy guest second costs two to three, an idle one one),
+# else its guest seconds; plus the harness's cleanup after it. The
+# heaviest goes first to the lightest shard (longest processing time
+# first). Within a shard the scripts keep their order. A script's name is
+# all it shares with others: each shard is one boot with its own
+# overlay, network and modules.
 #
 # DIR gets shard-K/ (each run-vm.sh's whole output), shard-K.log (its
 # host-side messages), and, merged in the order the scripts were given:
@@ -74,15 +77,16 @@ TIMES=$ROOT/build/vm/script-times-$KVER.txt
 declare -A WEIGHT=()
 for f in "$VMDIR/script-times.txt" "$TIMES"; do
 	[ -f "$f" ] || continue
-	while read -r n s; do
+	while read -r n g w _; do
 		case "$n" in '' | '#'*) continue ;; esac
-		WEIGHT[$n]=${s%.*}
+		case "$w" in '' | *[!0-9]*) w=${g%.*} ;; esac
+		WEIGHT[$n]=$w
 	done <"$f"
 done
 
-# Longest processing time first. A script's weight is its guest seconds
-# plus 10: what the harness spends after it (ending its processes,
-# unloading modules; on the debug kernel also two kmemleak scans).
+# Longest processing time first. A script's weight is its seconds plus
+# 10: what the harness spends after it (ending its processes, unloading
+# modules; on the debug kernel also two kmemleak scans).
 declare -a NAMES=() LOAD=()
 for s in "${SCRIPTS[@]}"; do
 	[ -f "$s" ] || die "no such script: $s"
@@ -109,7 +113,7 @@ for ((k = 0; k < SHARDS; k++)); do
 		[ "${SHARD_OF[$i]}" != "$k" ] || list+=("${SCRIPTS[i]}")
 	done
 	rm -rf "${OUT:?}/shard-$k"
-	echo "run-shards: shard $k: ${#list[@]} script(s), about ${LOAD[k]}s of guest time" >&2
+	echo "run-shards: shard $k: ${#list[@]} script(s), about ${LOAD[k]} s" >&2
 	"$VMDIR/run-vm.sh" "${OPTS[@]}" -q --out "$OUT/shard-$k" "${list[@]}" \
 		>"$OUT/shard-$k.log" 2>&1 </dev/null &
 	PIDS[k]=$!
@@ -179,7 +183,7 @@ if [ -z "${MATRIX_ONLY:-}" ] && [ -z "${HANDLE_PAIRS:-}" ] && [ -s "$OUT/times.t
 	mkdir -p "$(dirname "$TIMES")"
 	{
 		[ ! -f "$TIMES" ] || awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' "$OUT/times.txt" "$TIMES"
-		awk '{ print $1, $2 }' "$OUT/times.txt"
+		awk '{ print $1, $2, $3 }' "$OUT/times.txt"
 	} | sort >"$TIMES.$$" && mv "$TIMES.$$" "$TIMES"
 fi
 exit "$status"
