@@ -24,6 +24,11 @@ MODEs:
   subdev   /dev/v4l-subdevN: reads the active format and subscribes to
            brightness events; after: reading the format fails, closes
   media    /dev/mediaN: reads the device info; after: that fails, closes
+  regs     /dev/v4l-subdevN: reads the sensor's CHIP_ID over and over
+           (VIDIOC_DBG_G_REGISTER) from a thread, through the unplug; a
+           bridge that stops answering leaves a read waiting in the
+           sensor's regmap when the sensor is unbound; after: the reads
+           have stopped with an error, closes
   subdevtry /dev/v4l-subdevN (no READY/GO): the TRY frame interval follows
            a TRY format the way the active one does (kernels from 6.8;
            before, the subdev has no TRY interval and this says so)
@@ -51,6 +56,7 @@ VIDIOC_STREAMON = 0x40045612
 VIDIOC_S_CTRL = 0xC008561C
 VIDIOC_QUERYBUF = 0xC0585609
 VIDIOC_EXPBUF = 0xC0405610
+VIDIOC_DBG_G_REGISTER = 0xC0385650
 VIDIOC_SUBDEV_G_FMT = 0xC0585604
 VIDIOC_SUBDEV_S_FMT = 0xC0585605
 VIDIOC_SUBDEV_G_FRAME_INTERVAL = 0xC0305615
@@ -265,6 +271,35 @@ def mode_subdev(path, ready, go):
     print("holder subdev: %ux%u active, subscribed; after the unplug G_FMT failed with %s, closed" % (width, height, err))
 
 
+def mode_regs(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+    state = {"n": 0, "err": None, "id": None}
+
+    def reader():
+        try:
+            while True:
+                # struct v4l2_dbg_register (packed): match, size, reg, val
+                r = bytearray(56)
+                fcntl.ioctl(fd, VIDIOC_DBG_G_REGISTER, r)
+                state["id"] = struct.unpack_from("=Q", r, 48)[0]
+                state["n"] += 1
+        except OSError as e:
+            state["err"] = errno.errorcode.get(e.errno, e.errno)
+
+    t = threading.Thread(target=reader, daemon=True)
+    t.start()
+    while state["n"] < 3 and t.is_alive():
+        time.sleep(0.01)
+    if not t.is_alive():
+        sys.exit("register reads failed before the unplug: %s" % state["err"])
+    wait_go(ready, go)
+    t.join(10)
+    if t.is_alive():
+        sys.exit("register reads still succeed 10 s after the unplug")
+    os.close(fd)
+    print("holder regs: %d reads of CHIP_ID (0x%02x); the unplug stopped them with %s, closed" % (state["n"], state["id"], state["err"]))
+
+
 def mode_media(path, ready, go):
     fd = os.open(path, os.O_RDWR)
     info = bytearray(256)
@@ -322,7 +357,7 @@ def mode_subdevtry(path, *_):
 MODES = {"i2c": mode_i2c, "video": mode_video, "stream": mode_stream,
          "ctrl": mode_ctrl, "events": mode_events, "dmabuf": mode_dmabuf,
          "timeout0": mode_timeout0, "subdev": mode_subdev,
-         "media": mode_media, "subdevtry": mode_subdevtry}
+         "media": mode_media, "subdevtry": mode_subdevtry, "regs": mode_regs}
 
 if __name__ == "__main__":
     if len(sys.argv) < 3 or sys.argv[1] not in MODES:

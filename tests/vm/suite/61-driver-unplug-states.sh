@@ -9,6 +9,9 @@
 #  - a DMABUF exported and still mapped by another process;
 #  - ic1280 cannot be unbound through sysfs under the bridge;
 #  - I2C_TIMEOUT 0 from userspace cannot make a transfer wait forever;
+#  - a register read through the subdev node, waiting on a bridge that
+#    stopped answering, when the unplug unbinds the sensor: the sensor's
+#    regmap is not freed under it (kernels with VIDEO_ADV_DEBUG);
 #  - bandwidth refused at URB submit (as EHCI does) falls back to a
 #    smaller alt, and the user's frame interval survives the fallback.
 # (Idle, open, streaming and mid-control unplugs: 60-driver-unplug*.sh.)
@@ -101,6 +104,24 @@ out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/holder.py" timeout0 "$I2C" 2>&1)
 log "$out"
 assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
 unplug
+
+step "unplug while a register read waits on a silent bridge"
+if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "$ISOCAM_KCONFIG"; then
+	stop_emu
+	start_emu --hostile=ctrl-never --hostile-on=signal
+	plug
+	SUBDEV=$(cam_subdev) || fail "no subdev node"
+	hold regs "$SUBDEV"
+	kill -USR2 "$EMU_PID"
+	wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
+	# A read is waiting (the bridge's timeout is 1 s) when the unplug
+	# removes the sensor.
+	sleep 0.3
+	unplug
+	release regs
+else
+	log "not run: $ISOCAM_KVER has no CONFIG_VIDEO_ADV_DEBUG (no register access ioctls)"
+fi
 
 step "clean rmmod"
 stop_emu
