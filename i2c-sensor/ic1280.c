@@ -136,6 +136,13 @@ struct ic1280 {
 		struct v4l2_ctrl *vflip;
 	};
 
+	/*
+	 * Unbound (unplug): the regmap and the i2c client are gone with the
+	 * binding, while the object lives on behind open handles. Set under
+	 * the lock, so a register access in flight ends before remove
+	 * returns and none starts after.
+	 */
+	bool removed;
 	unsigned int fps;	/* active frame rate, one of ic1280_rates */
 	bool streaming;		/* the sensor is on: controls go straight to it */
 	/*
@@ -214,6 +221,8 @@ static int ic1280_write(struct ic1280 *sensor, unsigned int reg, u8 val)
 {
 	int ret;
 
+	if (sensor->removed)
+		return -ENODEV;
 	ret = regmap_write(sensor->regmap, reg, val);
 	if (ret)
 		ic1280_report_write_error(sensor, reg, ret);
@@ -226,6 +235,8 @@ static int ic1280_write16(struct ic1280 *sensor, unsigned int reg, u16 val)
 	u8 buf[2] = { val >> 8, val & 0xff };
 	int ret;
 
+	if (sensor->removed)
+		return -ENODEV;
 	ret = regmap_bulk_write(sensor->regmap, reg, buf, sizeof(buf));
 	if (ret)
 		ic1280_report_write_error(sensor, reg, ret);
@@ -780,7 +791,13 @@ static int ic1280_g_register(struct v4l2_subdev *sd,
 
 	if (reg->reg > IC1280_REG_MAX)
 		return -EINVAL;
-	ret = regmap_read(sensor->regmap, reg->reg, &val);
+	/* The subdev core calls this without a lock of its own. */
+	mutex_lock(&sensor->lock);
+	if (sensor->removed)
+		ret = -ENODEV;
+	else
+		ret = regmap_read(sensor->regmap, reg->reg, &val);
+	mutex_unlock(&sensor->lock);
 	if (ret)
 		return ret;
 	reg->val = val;
@@ -792,10 +809,17 @@ static int ic1280_s_register(struct v4l2_subdev *sd,
 			     const struct v4l2_dbg_register *reg)
 {
 	struct ic1280 *sensor = to_ic1280(sd);
+	int ret;
 
 	if (reg->reg > IC1280_REG_MAX || reg->val > 0xff)
 		return -EINVAL;
-	return regmap_write(sensor->regmap, reg->reg, reg->val);
+	mutex_lock(&sensor->lock);
+	if (sensor->removed)
+		ret = -ENODEV;
+	else
+		ret = regmap_write(sensor->regmap, reg->reg, reg->val);
+	mutex_unlock(&sensor->lock);
+	return ret;
 }
 #endif
 
@@ -1056,6 +1080,11 @@ static void ic1280_remove(struct i2c_client *client)
 		ic1280_runtime_suspend(dev);
 	pm_runtime_set_suspended(dev);
 	pm_runtime_dont_use_autosuspend(dev);
+
+	/* The devm regmap goes when this returns: no access after. */
+	mutex_lock(&sensor->lock);
+	sensor->removed = true;
+	mutex_unlock(&sensor->lock);
 
 	kref_put(&sensor->ref, ic1280_free);
 }
