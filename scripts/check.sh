@@ -11,12 +11,13 @@
 # Then tests/install/install.sh (counts once), the VM harness self-test
 # (tests/vm/selftest.sh, counts once), `make demo`'s script, checked for
 # the files it promises (one result), and the VM suite: every
-# tests/vm/suite/*.sh, split across one single-vCPU VM per core
-# (tests/vm/run-shards.sh; ISOCAM_VM_SHARDS=1: one boot), each script one
-# result, the five slowest listed. The suite starts first and runs beside
-# everything else: its guests idle a third of the time (waiting on their
-# cameras' frame clocks), and under icount their verdicts do not depend
-# on what else the host runs. Its output is shown when it ends.
+# tests/vm/suite/*.sh, split across single-vCPU VMs, one more than the
+# host has cores (tests/vm/run-shards.sh; ISOCAM_VM_SHARDS=1: one boot),
+# each script one result, the five slowest listed. The suite starts first
+# and runs beside everything else: its guests leave the host's cores
+# partly idle (waiting on their cameras' frame clocks and their 9p root),
+# and under icount their verdicts do not depend on what else the host
+# runs. Its output is shown when it ends.
 # Logs go to build/check/. The last line is `N passed, N failed`; the exit
 # status is non-zero if anything failed or nothing ran.
 set -uo pipefail
