@@ -163,31 +163,44 @@ def mode_stream(path, ready, go):
     print("holder stream: %d buffers, frame %d dequeued; after the unplug DQBUF failed with %s, closed" % (count, seq, err))
 
 
-def mode_ctrl(path, ready, go):
-    fd = os.open(path, os.O_RDWR)
+def through_unplug(what, op, before, ready, go):
+    """Run op(n) from a thread over and over, n counting the calls done:
+    at least `before` of them before the unplug (READY), and after it
+    (GO) the calls must stop with an error within 10 s. Returns the count
+    and the error's name."""
     state = {"n": 0, "err": None}
 
-    def writer():
+    def loop():
         try:
             while True:
-                c = struct.pack("=Ii", V4L2_CID_BRIGHTNESS, state["n"] % 200 - 100)
-                fcntl.ioctl(fd, VIDIOC_S_CTRL, bytearray(c))
+                op(state["n"])
                 state["n"] += 1
         except OSError as e:
             state["err"] = errno.errorcode.get(e.errno, e.errno)
 
-    t = threading.Thread(target=writer, daemon=True)
+    t = threading.Thread(target=loop, daemon=True)
     t.start()
-    while state["n"] < 10 and t.is_alive():
+    while state["n"] < before and t.is_alive():
         time.sleep(0.01)
     if not t.is_alive():
-        sys.exit("brightness writes failed before the unplug: %s" % state["err"])
+        sys.exit("%s failed before the unplug: %s" % (what, state["err"]))
     wait_go(ready, go)
     t.join(10)
     if t.is_alive():
-        sys.exit("brightness writes still succeed 10 s after the unplug")
+        sys.exit("%s still succeed 10 s after the unplug" % what)
+    return state["n"], state["err"]
+
+
+def mode_ctrl(path, ready, go):
+    fd = os.open(path, os.O_RDWR)
+
+    def write(n):
+        c = struct.pack("=Ii", V4L2_CID_BRIGHTNESS, n % 200 - 100)
+        fcntl.ioctl(fd, VIDIOC_S_CTRL, bytearray(c))
+
+    n, err = through_unplug("brightness writes", write, 10, ready, go)
     os.close(fd)
-    print("holder ctrl: %d brightness writes; the unplug stopped them with %s, closed" % (state["n"], state["err"]))
+    print("holder ctrl: %d brightness writes; the unplug stopped them with %s, closed" % (n, err))
 
 
 def mode_dmabuf(path, ready, go):
@@ -273,31 +286,17 @@ def mode_subdev(path, ready, go):
 
 def mode_regs(path, ready, go):
     fd = os.open(path, os.O_RDWR)
-    state = {"n": 0, "err": None, "id": None}
+    chip = []
 
-    def reader():
-        try:
-            while True:
-                # struct v4l2_dbg_register (packed): match, size, reg, val
-                r = bytearray(56)
-                fcntl.ioctl(fd, VIDIOC_DBG_G_REGISTER, r)
-                state["id"] = struct.unpack_from("=Q", r, 48)[0]
-                state["n"] += 1
-        except OSError as e:
-            state["err"] = errno.errorcode.get(e.errno, e.errno)
+    def read(_):
+        # struct v4l2_dbg_register (packed): match, size, reg, val
+        r = bytearray(56)
+        fcntl.ioctl(fd, VIDIOC_DBG_G_REGISTER, r)
+        chip[:] = [struct.unpack_from("=Q", r, 48)[0]]
 
-    t = threading.Thread(target=reader, daemon=True)
-    t.start()
-    while state["n"] < 3 and t.is_alive():
-        time.sleep(0.01)
-    if not t.is_alive():
-        sys.exit("register reads failed before the unplug: %s" % state["err"])
-    wait_go(ready, go)
-    t.join(10)
-    if t.is_alive():
-        sys.exit("register reads still succeed 10 s after the unplug")
+    n, err = through_unplug("register reads", read, 3, ready, go)
     os.close(fd)
-    print("holder regs: %d reads of CHIP_ID (0x%02x); the unplug stopped them with %s, closed" % (state["n"], state["id"], state["err"]))
+    print("holder regs: %d reads of CHIP_ID (0x%02x); the unplug stopped them with %s, closed" % (n, chip[0], err))
 
 
 def mode_media(path, ready, go):
