@@ -14,6 +14,7 @@
  */
 #include "mjpeg.h"
 
+#include <assert.h>
 #include <setjmp.h>
 #include <stdbool.h>
 #include <stdio.h>	/* jpeglib.h wants FILE */
@@ -29,6 +30,9 @@
 
 #define MCU_W		16	/* 4:2:2: two 8x8 luma blocks side by side */
 #define MCU_H		8
+/* One encoding per scroll position within an MCU column. */
+static_assert(MJPEG_VARIANTS == MCU_W, "MJPEG_VARIANTS is the MCU's width");
+
 #define COM_LEN		(4 + ISOCAM_STAMP_LEN)	/* marker, length, stamp */
 
 /* One scroll position within an MCU column, encoded. */

@@ -38,10 +38,12 @@ size_t mjpeg_frame(struct mjpeg *m, struct scene *sc,
 		   uint32_t counter, uint8_t *out, size_t cap);
 
 /*
- * Which of the encodings frame `counter` is made from (0..15): frames of
- * one variant and params are that encoding with its MCUs rotated, so
- * they decode to the same pixels, rotated by whole MCUs.
+ * Which of the MJPEG_VARIANTS encodings (one per scroll position within
+ * an MCU column) frame `counter` is made from: frames of one variant and
+ * params are that encoding with its MCUs rotated, so they decode to the
+ * same pixels, rotated by whole MCUs.
  */
+#define MJPEG_VARIANTS	16
 unsigned int mjpeg_variant(const struct scene_params *p, uint32_t counter);
 
 /* Encode every scroll position now (e.g. at stream start); 0 or -1. */

@@ -348,7 +348,7 @@ struct jpeg_ctx {
 	size_t ref_cap;
 	uint8_t *pix;		/* the picture it encodes (YUYV) */
 	uint8_t *ycc;		/* the frame decoded */
-	struct jpeg_psnr seen[16];	/* by mjpeg_variant() */
+	struct jpeg_psnr seen[MJPEG_VARIANTS];	/* by mjpeg_variant() */
 };
 
 /* The frame's PSNR against the reference render; -1 if it does not decode. */
@@ -357,7 +357,7 @@ static int jpeg_frame_psnr(struct scene *sc, struct jpeg_ctx *j,
 			   const uint8_t *f, size_t len, bool same_bytes,
 			   double *y_db, double *c_db)
 {
-	struct jpeg_psnr *seen = &j->seen[mjpeg_variant(p, counter) % 16];
+	struct jpeg_psnr *seen = &j->seen[mjpeg_variant(p, counter)];
 
 	if (same_bytes && seen->valid && !memcmp(&seen->p, p, sizeof(*p))) {
 		*y_db = seen->y_db;
