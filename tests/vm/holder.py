@@ -19,6 +19,9 @@ MODEs:
   dmabuf   /dev/videoN: exports buffer 0 as a DMABUF, hands it to a child
            that maps it, and closes the node; after: the child still reads
            the mapping, then unmaps and closes it
+  i2cfirst an adapter name prefix instead of PATH: waits for that adapter's
+           /dev/i2c-N to appear (as soon as the bridge's probe registers
+           it) and opens it; after: a transfer fails, closes
   timeout0 /dev/i2c-N: I2C_TIMEOUT 0 (no READY/GO); a transfer must end
            within 10 s, whatever the device does
   subdev   /dev/v4l-subdevN: reads the active format and subscribes to
@@ -115,6 +118,40 @@ def mode_i2c(path, ready, go):
         err = errno.errorcode.get(e.errno, e.errno)
     os.close(fd)
     print("holder i2c: chip id read, after unplug a transfer failed with %s, closed" % err)
+
+
+def i2c_dev_named(prefix):
+    for n in os.listdir("/sys/class/i2c-dev"):
+        try:
+            with open("/sys/class/i2c-dev/%s/name" % n) as f:
+                if f.read().startswith(prefix):
+                    return "/dev/" + n
+        except OSError:
+            pass
+    return None
+
+
+def mode_i2cfirst(prefix, ready, go):
+    deadline = time.monotonic() + 60
+    while True:
+        path = i2c_dev_named(prefix)
+        try:
+            fd = os.open(path, os.O_RDWR) if path else -1
+        except FileNotFoundError:
+            fd = -1
+        if fd >= 0:
+            break
+        if time.monotonic() > deadline:
+            sys.exit("no %r adapter's /dev/i2c-N in 60 s" % prefix)
+        time.sleep(0.001)
+    wait_go(ready, go)
+    try:
+        sensor_read(fd)
+        sys.exit("an i2c transfer on %s succeeded after the probe failed" % path)
+    except OSError as e:
+        err = errno.errorcode.get(e.errno, e.errno)
+    os.close(fd)
+    print("holder i2cfirst: %s open from its first moment; after: a transfer failed with %s, closed" % (path, err))
 
 
 def mode_events(path, ready, go):
@@ -355,7 +392,7 @@ def mode_subdevtry(path, *_):
 
 MODES = {"i2c": mode_i2c, "video": mode_video, "stream": mode_stream,
          "ctrl": mode_ctrl, "events": mode_events, "dmabuf": mode_dmabuf,
-         "timeout0": mode_timeout0, "subdev": mode_subdev,
+         "timeout0": mode_timeout0, "i2cfirst": mode_i2cfirst, "subdev": mode_subdev,
          "media": mode_media, "subdevtry": mode_subdevtry, "regs": mode_regs}
 
 if __name__ == "__main__":

@@ -12,6 +12,11 @@
 #  - a register read through the subdev node, waiting on a bridge that
 #    stopped answering, when the unplug unbinds the sensor: the sensor's
 #    regmap is not freed under it (kernels with VIDEO_ADV_DEBUG);
+#  - a probe that fails once its nodes are public (fail_function on the
+#    media registration) unwinds as an unplug does: it ends at once
+#    although /dev/i2c-N was opened as soon as it appeared, and leaves
+#    nothing behind (kernels with FAIL_FUNCTION: the suite's 7.2 and
+#    debug kernels);
 #  - bandwidth refused at URB submit (as EHCI does) falls back to a
 #    smaller alt, and the user's frame interval survives the fallback.
 # (Idle, open, streaming and mid-control unplugs: 60-driver-unplug*.sh.)
@@ -121,6 +126,56 @@ if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "$ISOCAM_KCONFIG"; then
 	release regs
 else
 	log "not run: $ISOCAM_KVER has no CONFIG_VIDEO_ADV_DEBUG (no register access ioctls)"
+fi
+
+step "a probe that fails once its nodes are public unwinds as an unplug does"
+if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
+	FF=/sys/kernel/debug/fail_function
+	[ -d "$FF" ] || fail "CONFIG_FAIL_FUNCTION=y but no $FF"
+	stop_emu
+	start_emu
+	echo isocam_media_register >"$FF/inject" ||
+		fail "fail_function does not take isocam_media_register (ALLOW_ERROR_INJECTION)"
+	echo -12 >"$FF/isocam_media_register/retval"
+	echo 0 >"$FF/verbose"
+	echo 100 >"$FF/probability"
+	echo 1 >"$FF/interval"
+	# The holder opens the adapter's node between its registration and
+	# the failure; a lost race is retried, never counted as a pass.
+	held=
+	for try in 1 2 3; do
+		echo 1 >"$FF/times"
+		rm -f /tmp/ready /tmp/go
+		python3 "$ISOCAM_ROOT/tests/vm/holder.py" i2cfirst "isocam i2c" /tmp/ready /tmp/go \
+			>"$RESULTS/holder-i2cfirst.log" 2>&1 &
+		BG_PID=$!
+		camera_track "$BG_PID"
+		kmsg_mark "probe-unwind-$try"
+		usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
+			fail "usbip attach failed"
+		# An unplug's teardown never waits for userspace: neither may this.
+		wait_for "dmesg | kmsg_after_mark probe-unwind-$try | grep -q 'isocam.* failed with error -12'" 20 \
+			"the failed probe to end"
+		no_isocam_left || fail "the failed probe left isocam's sysfs or debugfs entries"
+		! camera_video_node >/dev/null || fail "the failed probe left a video node"
+		if [ -e /tmp/ready ]; then
+			release i2cfirst
+			held=$try
+		else
+			kill "$BG_PID"
+			wait "$BG_PID" 2>/dev/null || true
+			log "try $try: the holder did not open the adapter in time"
+		fi
+		detach_camera
+		[ -z "$held" ] || break
+	done
+	echo "!isocam_media_register" >"$FF/inject"
+	[ -n "$held" ] || fail "in 3 tries the holder never opened /dev/i2c-N before the probe failed"
+	log "the failed probe ended with /dev/i2c-N held (try $held)"
+	plug
+	unplug
+else
+	log "not run: $ISOCAM_KVER has no CONFIG_FAIL_FUNCTION"
 fi
 
 step "clean rmmod"
