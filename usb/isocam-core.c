@@ -245,6 +245,38 @@ static void isocam_sensor_teardown(struct isocam_dev *dev)
 	v4l2_device_unregister(&dev->v4l2_dev);
 }
 
+/*
+ * Unplug, or a probe that fails once the video node is public: no new
+ * opens, ioctls on open handles fail with -ENODEV, the stream stops, the
+ * sensor and the i2c adapter go. The v4l2 release frees the rest when the
+ * last handle closes. A device still present (a failed probe) is told
+ * that the stream is off before it is marked gone.
+ */
+static void isocam_unpublish(struct isocam_dev *dev, bool present)
+{
+	video_unregister_device(&dev->vdev);
+	isocam_media_unregister(dev);
+	debugfs_remove_recursive(dev->debugfs);
+	dev->debugfs = NULL;
+
+	mutex_lock(&dev->lock);
+	if (present)
+		isocam_stream_stop(dev);
+	WRITE_ONCE(dev->disconnected, true);
+	/*
+	 * Kill the URBs and hand every buffer back with an error; the vb2
+	 * queue stays in streaming state until its owner closes, and
+	 * stop_streaming then finds nothing left to do.
+	 */
+	isocam_stream_stop(dev);
+	vb2_queue_error(&dev->queue);
+	isocam_sensor_teardown(dev);
+	mutex_unlock(&dev->lock);
+
+	/* Transfers now fail with -ENODEV; the adapter goes when it can. */
+	isocam_i2c_unregister_async(dev, isocam_wq);
+}
+
 static int isocam_probe(struct usb_interface *intf,
 			const struct usb_device_id *id)
 {
@@ -338,8 +370,11 @@ static int isocam_probe(struct usb_interface *intf,
 	return 0;
 
 err_video:
-	video_unregister_device(&dev->vdev);
-	isocam_media_unregister(dev);
+	/* The video node was public: a handle may be open, even streaming. */
+	isocam_unpublish(dev, true);
+	usb_set_intfdata(intf, NULL);
+	v4l2_device_put(&dev->v4l2_dev);
+	return ret;
 err_debugfs:
 	debugfs_remove_recursive(dev->debugfs);
 err_sensor:
@@ -371,26 +406,7 @@ static void isocam_disconnect(struct usb_interface *intf)
 		return;
 	dev_dbg(&intf->dev, "disconnect\n");
 
-	/* No new opens; ioctls on open handles now fail with -ENODEV. */
-	video_unregister_device(&dev->vdev);
-	isocam_media_unregister(dev);
-	debugfs_remove_recursive(dev->debugfs);
-	dev->debugfs = NULL;
-
-	mutex_lock(&dev->lock);
-	WRITE_ONCE(dev->disconnected, true);
-	/*
-	 * Kill the URBs and hand every buffer back with an error; the vb2
-	 * queue stays in streaming state until its owner closes, and
-	 * stop_streaming then finds nothing left to do.
-	 */
-	isocam_stream_stop(dev);
-	vb2_queue_error(&dev->queue);
-	isocam_sensor_teardown(dev);
-	mutex_unlock(&dev->lock);
-
-	/* Transfers now fail with -ENODEV; the adapter goes when it can. */
-	isocam_i2c_unregister_async(dev, isocam_wq);
+	isocam_unpublish(dev, false);
 
 	usb_set_intfdata(intf, NULL);
 	v4l2_device_put(&dev->v4l2_dev);

@@ -8,6 +8,7 @@
  * media device lives in isocam_dev: unregistered at unplug, cleaned up in
  * the v4l2 release.
  */
+#include <linux/error-injection.h>
 #include <linux/rcupdate.h>
 #include <linux/usb.h>
 #include <media/media-device.h>
@@ -83,6 +84,9 @@ int isocam_media_register(struct isocam_dev *dev)
 		dev_err(d, "cannot register the media device: %d\n", ret);
 	return ret;
 }
+
+/* The suite fails it (fail_function) to walk probe's unpublish path. */
+ALLOW_ERROR_INJECTION(isocam_media_register, ERRNO);
 
 /*
  * The video node's last user is gone: no video handle refers to the
