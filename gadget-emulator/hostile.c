@@ -109,6 +109,10 @@ static const struct {
 		"vendor requests never answered (unlinks are)" },
 	[HOSTILE_CTRL_NEVER_UNLINK] = { "ctrl-never-unlink", HOSTILE_GROUP_CTRL,
 		"vendor requests and their unlinks never answered" },
+	[HOSTILE_STD_NEVER] = { "std-never", HOSTILE_GROUP_CTRL,
+		"SET_INTERFACE, CLEAR_FEATURE unanswered (unlinks are)" },
+	[HOSTILE_STD_NEVER_UNLINK] = { "std-never-unlink", HOSTILE_GROUP_CTRL,
+		"SET_INTERFACE, CLEAR_FEATURE, their unlinks unanswered" },
 	[HOSTILE_I2C_NAK_STREAM] = { "i2c-nak-stream", HOSTILE_GROUP_CTRL,
 		"the i2c write of MODE_SELECT = streaming is NAKed" },
 	[HOSTILE_I2C_GARBAGE] = { "i2c-garbage", HOSTILE_GROUP_CTRL,
@@ -401,14 +405,33 @@ void hostile_iso_reply(const struct hostile *h, struct hostile_iso_reply *r)
 		r->np = 0;
 }
 
-int hostile_hold_control(const struct hostile *h, struct hostile_held *held,
-			 uint8_t bmRequestType, uint32_t seqnum)
+/*
+ * The standard requests a host sends to start and stop a stream, as
+ * opposed to those of enumeration, which the std modes still answer.
+ */
+static bool stream_std_request(uint8_t bmRequestType, uint8_t bRequest)
 {
-	bool never = hostile_on(h, HOSTILE_CTRL_NEVER);
-	bool never_unlink = hostile_on(h, HOSTILE_CTRL_NEVER_UNLINK);
+	return (bmRequestType & USB_TYPE_MASK) == USB_TYPE_STANDARD &&
+	       (bRequest == USB_REQ_SET_INTERFACE ||
+		bRequest == USB_REQ_CLEAR_FEATURE);
+}
 
-	if ((bmRequestType & USB_TYPE_MASK) != USB_TYPE_VENDOR ||
-	    (!never && !never_unlink))
+int hostile_hold_control(const struct hostile *h, struct hostile_held *held,
+			 uint8_t bmRequestType, uint8_t bRequest,
+			 uint32_t seqnum)
+{
+	bool never, never_unlink;
+
+	if ((bmRequestType & USB_TYPE_MASK) == USB_TYPE_VENDOR) {
+		never = hostile_on(h, HOSTILE_CTRL_NEVER);
+		never_unlink = hostile_on(h, HOSTILE_CTRL_NEVER_UNLINK);
+	} else if (stream_std_request(bmRequestType, bRequest)) {
+		never = hostile_on(h, HOSTILE_STD_NEVER);
+		never_unlink = hostile_on(h, HOSTILE_STD_NEVER_UNLINK);
+	} else {
+		return 0;
+	}
+	if (!never && !never_unlink)
 		return 0;
 	if (held->n == held->cap) {
 		size_t cap = held->cap ? held->cap * 2 : 16;

@@ -66,6 +66,8 @@ enum hostile_mode {
 	HOSTILE_CTRL_LONG,
 	HOSTILE_CTRL_NEVER,
 	HOSTILE_CTRL_NEVER_UNLINK,
+	HOSTILE_STD_NEVER,
+	HOSTILE_STD_NEVER_UNLINK,
 	HOSTILE_I2C_NAK_STREAM,
 	HOSTILE_I2C_GARBAGE,
 	HOSTILE_MODE_COUNT
@@ -155,8 +157,8 @@ struct hostile_iso_reply {
 void hostile_iso_reply(const struct hostile *h, struct hostile_iso_reply *r);
 
 /*
- * Control URBs a session keeps unanswered (ctrl-never, ctrl-never-unlink)
- * until they are unlinked. Per session; zero-initialised is empty.
+ * Control URBs a session keeps unanswered (ctrl-never, ctrl-never-unlink,
+ * std-never, std-never-unlink) until they are unlinked. Per session; zero-initialised is empty.
  */
 struct hostile_held {
 	struct hostile_held_urb {
@@ -167,12 +169,13 @@ struct hostile_held {
 };
 
 /*
- * A control URB (its SETUP's bmRequestType) arrived: 1 when it is to be
- * kept unanswered (now in held), 0 when it is to be answered, -1 when
- * held is full (HOSTILE_HELD_MAX) or out of memory.
+ * A control URB (its SETUP's bmRequestType and bRequest) arrived: 1 when
+ * it is to be kept unanswered (now in held), 0 when it is to be answered,
+ * -1 when held is full (HOSTILE_HELD_MAX) or out of memory.
  */
 int hostile_hold_control(const struct hostile *h, struct hostile_held *held,
-			 uint8_t bmRequestType, uint32_t seqnum);
+			 uint8_t bmRequestType, uint8_t bRequest,
+			 uint32_t seqnum);
 /*
  * CMD_UNLINK of seqnum: -1 when it is not held; else it is dropped from
  * held and the return says whether the unlink is answered (1) or not (0).

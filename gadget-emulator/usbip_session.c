@@ -203,7 +203,8 @@ static int handle_control(struct session *ss, const struct usbip_cmd *cmd)
 
 	usb_setup_decode(cmd->hdr.u.cmd_submit.setup, &s);
 	ret = hostile_hold_control(ss->cam->hostile, &ss->held,
-				   s.bmRequestType, cmd->hdr.seqnum);
+				   s.bmRequestType, s.bRequest,
+				   cmd->hdr.seqnum);
 	if (ret < 0)
 		emu_log("%s: hostile: %u control URBs left unanswered already; closing connection",
 			ss->cam->name, HOSTILE_HELD_MAX);

@@ -61,8 +61,8 @@ static const char *const brief_names[] = {
 	"ph-err", "desc-no-iso", "desc-maxp-zero", "desc-maxp-huge",
 	"desc-bulk", "desc-out", "desc-no-alt0", "desc-truncated",
 	"desc-100-alts", "desc-dup-alts", "ctrl-stall", "ctrl-short",
-	"ctrl-long", "ctrl-never", "ctrl-never-unlink", "i2c-nak-stream",
-	"i2c-garbage",
+	"ctrl-long", "ctrl-never", "ctrl-never-unlink", "std-never",
+	"std-never-unlink", "i2c-nak-stream", "i2c-garbage",
 };
 #define NAMES	(sizeof(brief_names) / sizeof(brief_names[0]))
 
@@ -985,6 +985,49 @@ static void test_ctrl_never_unlink(void **state)
 	vendor_request_held("ctrl-never-unlink", false);
 }
 
+/*
+ * SET_INTERFACE and CLEAR_FEATURE(ENDPOINT_HALT) left pending while
+ * vendor requests and enumeration still answer; whether their unlinks
+ * are answered.
+ */
+static void stream_std_request_held(const char *mode, bool unlink_answer)
+{
+	struct isocam_bridge_status st;
+	struct cli c;
+	uint32_t setif, clear;
+
+	cli_open(&c, mode, true, 1);
+	assert_int_equal(ctl(&c, USB_DIR_OUT, USB_REQ_SET_CONFIGURATION,
+			     ISOCAM_USB_CONFIG_VALUE, 0, 0, NULL), 0);
+	assert_int_equal(ctl(&c, USB_DIR_OUT | USB_RECIP_INTERFACE,
+			     USB_REQ_SET_INTERFACE, 0, 0, 0, NULL), 0);
+	arm(&c);
+	setif = ctl_submit(&c, USB_DIR_OUT | USB_RECIP_INTERFACE,
+			   USB_REQ_SET_INTERFACE, 1, 0, 0, NULL);
+	assert_true(silent(&c, QUIET_MS));
+	clear = ctl_submit(&c, USB_DIR_OUT | USB_RECIP_ENDPOINT,
+			   USB_REQ_CLEAR_FEATURE, USB_ENDPOINT_HALT, 0x81, 0,
+			   NULL);
+	assert_true(silent(&c, QUIET_MS));
+	assert_int_equal(device_descriptor(&c), USB_DESC_DEVICE_LEN);
+	assert_int_equal(bridge_status(&c, &st), ISOCAM_BRIDGE_STATUS_LEN);
+	assert_int_equal(unlink_answered(&c, setif), unlink_answer);
+	assert_int_equal(unlink_answered(&c, clear), unlink_answer);
+	cli_close(&c);
+}
+
+static void test_std_never(void **state)
+{
+	(void)state;
+	stream_std_request_held("std-never", true);
+}
+
+static void test_std_never_unlink(void **state)
+{
+	(void)state;
+	stream_std_request_held("std-never-unlink", false);
+}
+
 static void test_ctrl_stall(void **state)
 {
 	struct isocam_bridge_status st;
@@ -1603,10 +1646,17 @@ static void test_held_cap(void **state)
 
 	(void)state;
 	assert_int_equal(hostile_hold_control(h, &held, USB_TYPE_STANDARD |
-					      USB_DIR_IN, 1), 0);
+					      USB_DIR_IN, USB_REQ_GET_DESCRIPTOR,
+					      1), 0);
+	assert_int_equal(hostile_hold_control(h, &held, USB_TYPE_STANDARD |
+					      USB_RECIP_INTERFACE,
+					      USB_REQ_SET_INTERFACE, 1), 0);
 	for (i = 0; i < HOSTILE_HELD_MAX; i++)
-		assert_int_equal(hostile_hold_control(h, &held, VENDOR_IN, i), 1);
-	assert_int_equal(hostile_hold_control(h, &held, VENDOR_IN, i), -1);
+		assert_int_equal(hostile_hold_control(h, &held, VENDOR_IN,
+						      ISOCAM_REQ_GET_STATUS, i),
+				 1);
+	assert_int_equal(hostile_hold_control(h, &held, VENDOR_IN,
+					      ISOCAM_REQ_GET_STATUS, i), -1);
 	assert_int_equal(hostile_held_unlink(&held, 7), 1);
 	assert_int_equal(hostile_held_unlink(&held, 7), -1);
 	hostile_held_free(&held);
@@ -1635,6 +1685,8 @@ int main(void)
 		cmocka_unit_test(test_unlink_never),
 		cmocka_unit_test(test_ctrl_never),
 		cmocka_unit_test(test_ctrl_never_unlink),
+		cmocka_unit_test(test_std_never),
+		cmocka_unit_test(test_std_never_unlink),
 		cmocka_unit_test(test_ctrl_stall),
 		cmocka_unit_test(test_ctrl_short),
 		cmocka_unit_test(test_ctrl_long),
