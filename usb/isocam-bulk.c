@@ -170,8 +170,11 @@ void isocam_bulk_clear_halt(struct isocam_dev *dev)
 {
 	int ret;
 
+	if (isocam_std_msg_allowed(dev))
+		return;
 	ret = usb_clear_halt(dev->udev,
 			     usb_rcvbulkpipe(dev->udev, dev->ep_num));
+	ret = isocam_std_msg_done(dev, "CLEAR_FEATURE(ENDPOINT_HALT)", ret);
 	if (ret)
 		dev_err(&dev->intf->dev, "stream off: CLEAR_FEATURE(ENDPOINT_HALT) on bulk endpoint %u failed: %d\n",
 			dev->ep_num, ret);

@@ -12,6 +12,11 @@
  * frees it when it completes, at the latest when the device goes) and the
  * device is marked as not answering: its requests then fail at once.
  * Module exit waits for such leftovers.
+ *
+ * The standard requests that start and stop a stream (SET_INTERFACE,
+ * CLEAR_FEATURE) go through the USB core, which waits 5 s and then for
+ * the unlink: isocam_std_msg_done() gives up on a bridge that let one
+ * time out, so that STREAMOFF, close and unplug wait once, not each time.
  */
 #include <linux/build_bug.h>
 #include <linux/cache.h>
@@ -121,6 +126,23 @@ int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
 	}
 out:
 	kref_put(&req->ref, isocam_ctrl_req_release);
+	return ret;
+}
+
+/* May a standard request be sent? -EIO for a bridge that stopped answering. */
+int isocam_std_msg_allowed(struct isocam_dev *dev)
+{
+	return READ_ONCE(dev->ctrl_dead) ? -EIO : 0;
+}
+
+/* After a standard request the USB core sent for us: ret is its result. */
+int isocam_std_msg_done(struct isocam_dev *dev, const char *what, int ret)
+{
+	if (ret == -ETIMEDOUT) {
+		WRITE_ONCE(dev->ctrl_dead, true);
+		dev_err(&dev->intf->dev, "%s timed out; no more requests until it is plugged again\n",
+			what);
+	}
 	return ret;
 }
 

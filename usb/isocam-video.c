@@ -578,10 +578,16 @@ bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
 
 static int isocam_set_alt(struct isocam_dev *dev, int alt)
 {
+	int ret;
+
 	/* debugfs sim_max_alt: behave as a host short of bandwidth would. */
 	if (alt && dev->sim_max_alt && alt > dev->sim_max_alt)
 		return -ENOSPC;
-	return usb_set_interface(dev->udev, dev->ifnum, alt);
+	ret = isocam_std_msg_allowed(dev);
+	if (ret)
+		return ret;
+	ret = usb_set_interface(dev->udev, dev->ifnum, alt);
+	return isocam_std_msg_done(dev, "SET_INTERFACE", ret);
 }
 
 /*

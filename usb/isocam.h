@@ -235,6 +235,8 @@ int isocam_codec_setup(struct isocam_dev *dev);
 void isocam_codec_format_changed(struct isocam_dev *dev);
 
 /* isocam-ctrl.c */
+int isocam_std_msg_allowed(struct isocam_dev *dev);
+int isocam_std_msg_done(struct isocam_dev *dev, const char *what, int ret);
 int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
 		    void *buf, u16 len, unsigned int timeout_ms);
 void isocam_ctrl_init(void);
