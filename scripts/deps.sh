@@ -5,7 +5,7 @@ set -eu
 
 PKGS="
 build-essential make gcc clang llvm lld libclang-rt-14-dev pkg-config
-linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse kmod
+linux-image-amd64 linux-headers-amd64 linux-source-6.1 sparse kmod shellcheck
 qemu-system-x86 busybox-static cpio xz-utils
 usbip usbutils v4l-utils i2c-tools ffmpeg
 gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good

@@ -17,10 +17,10 @@
 # series finds. Exit 1 with a message when there is none.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-what=kver
+what='kver'
 case "${1:-}" in
 --kdir) what=kdir; shift ;;
---env) what=env; shift ;;
+--env) what='env'; shift ;;
 esac
 series=${1:-${KERNEL:-6.1}}
 

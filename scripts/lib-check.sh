@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Sourced by scripts/check.sh and scripts/check-debug.sh: the tally they
 # both keep and print as `N passed, N failed`.
 passed=0

@@ -13,6 +13,10 @@
 #      the debug kernel, the same source; make check-debug always lints
 #      against it). LINT_KERNELS="6.1 ..." names others. Any "warning:"
 #      or "error:" fails.
+#   3. shellcheck -x -S warning on every tracked shell script (the harness,
+#      the suite, the benches, scripts/ and .ci/run). Below warning, its
+#      notes are about single-quoted strings with a $ in them, which the
+#      suite's wait_for evaluates later on purpose.
 # Warnings are failures. Prints a summary; exits non-zero on any finding.
 set -uo pipefail
 
@@ -119,9 +123,22 @@ for series in ${LINT_KERNELS:-6.1 6.12 7.2}; do
 	sparse_on "$series" "$kdir"
 done
 
+# --- shellcheck ---------------------------------------------------------------
+sh_log=$LINT/shellcheck.log
+mapfile -t shells < <(git -C "$ROOT" ls-files '*.sh' .ci/run)
+if command -v shellcheck >/dev/null; then
+	shellcheck -x -S warning -f gcc "${shells[@]}" >"$sh_log" 2>&1
+	cat "$sh_log"
+	sh_findings=$(grep -cE ': (error|warning):' "$sh_log")
+else
+	echo "lint: shellcheck is not installed (make deps)" | tee "$sh_log"
+	sh_findings=1
+fi
+
 echo "lint: checkpatch --strict: ${#srcs[@]} files, $cp_errors errors, $cp_warnings warnings, $cp_checks checks ($cp_log)"
 echo "lint: sparse C=2 + W=1:${sp_summary%,} warnings/errors"
-if [ "$cp_total" != 0 ] || [ "$sp_findings" != 0 ]; then
+echo "lint: shellcheck -S warning: ${#shells[@]} scripts, $sh_findings findings ($sh_log)"
+if [ "$cp_total" != 0 ] || [ "$sp_findings" != 0 ] || [ "$sh_findings" != 0 ]; then
 	echo "lint: FAILED"
 	exit 1
 fi

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # tests/vm/fault-matrix.sh: the fault matrix, for guest scripts: the
 # 62-driver-fault-* scripts each declare a group of rows (matrix_row) and
 # run them (matrix_main); being several scripts, the groups run in
@@ -42,7 +43,6 @@ MATRIX_STREAM=$ISOCAM_BUILD/isocam-stream
 MATRIX_BAD_RE=$ISOCAM_ROOT/tests/vm/kernel-bad.re
 MATRIX_ROWS=()
 MATRIX_FAILS=0
-declare -A MATRIX_CELL
 
 # The driver's stall watchdog (isocam's stall_ms) in every cell: a stream
 # that delivers nothing ends after 1 s instead of the default 3. The rule
@@ -73,7 +73,7 @@ _matrix_kmsg_since() {
 # The kernel log is read only while nothing is bound, once a second: under
 # TCG a dmesg pipeline costs ten times its guest time in wall time.
 _matrix_plug() {
-	local tag=$1 start=$SECONDS why_at= idle_at=$SECONDS scan_at=-1
+	local tag=$1 start=$SECONDS why_at='' idle_at=$SECONDS scan_at=-1
 	BOUND=0
 	PROBE_WHY=
 	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null 2>&1 ||
@@ -192,7 +192,7 @@ _matrix_bg_wait() {
 
 # _matrix_cell NAME EMU_ARG STATE STALL_MS: one cell; sets OUT and CELL_BAD.
 _matrix_cell() {
-	local name=$1 arg=$2 state=$3 tag="$1/$3" t0 splat bg_stream= n
+	local name=$1 arg=$2 state=$3 tag="$1/$3" t0 splat bg_stream='' n
 	OUT=
 	CELL_BAD=
 	CELL_LOG=$RESULTS/cell-${name}-${state}.log
@@ -281,7 +281,7 @@ _matrix_next_camera() {
 # matrix_run [NAME...]: run the rows (all, or the NAMEd ones); print the
 # table to $RESULTS/matrix.txt and stdout; fail if any cell failed.
 matrix_run() {
-	local row name arg states allowed stall st cells line why
+	local row name arg states allowed stall st line why
 	{
 		printf '| %-18s | %-16s | %-16s | %-16s | %-16s | %-16s |\n' mode probe idle stream ctrl i2c
 		printf '|%s|%s|%s|%s|%s|%s|\n' -------------------- ------------------ ------------------ ------------------ ------------------ ------------------

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # tests/vm/lib-camera.sh: the emulated camera in guest scripts. Source it
 # after tests/vm/lib.sh.
 #
@@ -221,6 +222,7 @@ emu_frames_dropped() {
 		sed -n 's/.*frames sent [0-9]* dropped \([0-9]*\).*/\1/p'
 }
 
+# shellcheck disable=SC2120 # the scripts that source this pass BUSID
 camera_video_node() {
 	local dev v
 	dev=$(find_usb_dev "${1:-}") || return 1

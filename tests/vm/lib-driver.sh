@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Guest-side helpers for the isocam driver's scripts: where the bound
 # interface, its video node and its debugfs counters are, plug/unplug
 # cycles, isocam-check's format names and v4l2-compliance with the
@@ -149,6 +150,7 @@ stamps_camera_start() {
 # camera_start_vga [EMU ARGS...]: camera_start, then 640x480 YUYV at 30 fps
 # and 30 frames streamed unmeasured (the first stream after boot pays for
 # TCG translating its code paths); sets NODE, INTF, DBG.
+# shellcheck disable=SC2120 # the scripts that source this pass ARGS
 camera_start_vga() {
 	camera_start "$@"
 	NODE=$CAMERA_VIDEO
@@ -323,6 +325,9 @@ _driver_compliance_run() {
 	run_compliance "$1" "isocam device $NODE:" -d "$NODE" -s \
 		--stream-all-formats="$COMPLIANCE_FORMAT_FRAMES"
 }
+# (run_compliance, in lib.sh, sets total, succeeded, failed, warnings
+# and status.)
+# shellcheck disable=SC2154
 driver_compliance() {
 	local drops0 gaps drops
 	COMPLIANCE_LOG=$1

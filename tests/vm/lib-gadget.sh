@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # Guest-side helpers for the camera as a real USB gadget: isocam-emu
 # --gadget=ffs on dummy_hcd's UDC, bound by isocam through dummy_hcd's own
 # host side (67-gadget-ffs.sh, and `make demo GADGET=1`). Source after

@@ -229,6 +229,8 @@ run_compliance() {
 	}
 	echo "$summary"
 	grep -aoE '(fail|warn): [^	]*' "$log" | head -n 20 || true
+	# The caller reads them (and $status).
+	# shellcheck disable=SC2034
 	read -r total succeeded failed warnings <<<"$(sed -n \
 		's/.*: \([0-9]*\), Succeeded: \([0-9]*\), Failed: \([0-9]*\), Warnings: \([0-9]*\).*/\1 \2 \3 \4/p' \
 		<<<"$summary")"

@@ -132,7 +132,7 @@ host) SMP=${SMP:-2} ;;
 *) die "--clock takes icount or host" ;;
 esac
 
-IMAGE= MODDIR= KCONFIG= MODULES= CMDLINE= GUEST_MEM=
+IMAGE='' MODDIR='' KCONFIG='' MODULES='' CMDLINE='' GUEST_MEM=''
 if [ -n "$KERNEL_ENV" ]; then
 	[ -r "$KERNEL_ENV" ] || die "cannot read $KERNEL_ENV"
 	# shellcheck source=/dev/null
@@ -320,7 +320,7 @@ if [ "$ACCEL" = kvm ]; then
 elif [ "$CLOCK" = icount ]; then
 	# One guest nanosecond per instruction; an idle guest sleeps in host
 	# time. See the README's "The guest's clock".
-	ACCEL_ARGS=(-accel tcg -icount shift=0,sleep=on -cpu "$CPU")
+	ACCEL_ARGS=(-accel tcg -icount "shift=0,sleep=on" -cpu "$CPU")
 else
 	ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu "$CPU")
 fi

@@ -19,9 +19,9 @@ CHECK=$ISOCAM_BUILD/isocam-usbcheck
 # The wMaxPacketSize of alt 1..N as the contract encodes them:
 # ISOCAM_USB_MAXP(mult, size) = (mult - 1) << 11 | size.
 # (No process substitution: the guest has no /dev/fd.)
-WMAXP=($(sed -n '/ISOCAM_USB_ALT_WMAXP_INIT/,/^}/p' "$USB_H" |
+mapfile -t WMAXP <<<"$(sed -n '/ISOCAM_USB_ALT_WMAXP_INIT/,/^}/p' "$USB_H" |
 	sed -n 's/.*ISOCAM_USB_MAXP(\([0-9]*\), *\([0-9]*\)).*/\1 \2/p' |
-	while read -r m s; do printf '0x%04x\n' $(((m - 1) << 11 | s)); done))
+	while read -r m s; do printf '0x%04x\n' $(((m - 1) << 11 | s)); done)"
 NUM_ALTS=$(awk '$2 == "ISOCAM_USB_NUM_ALTS" { print $3 }' "$USB_H")
 assert_eq "${#WMAXP[@]}" $((NUM_ALTS - 1)) "alt settings with an endpoint in usb.h"
 
@@ -54,7 +54,7 @@ grep -Eq 'bcdUSB +2\.00' "$RESULTS/lsusb-v.txt" || fail "lsusb: bcdUSB is not 2.
 grep -q 'isocam IC1280 USB camera' "$RESULTS/lsusb-v.txt" || fail "lsusb: product string missing"
 alts=$(grep -c 'bAlternateSetting' "$RESULTS/lsusb-v.txt" || true)
 assert_eq "$alts" "$NUM_ALTS" "alt settings listed by lsusb"
-GOT=($(awk '/bAlternateSetting/ { alt = $2 } /wMaxPacketSize/ { print alt ":" $2 }' "$RESULTS/lsusb-v.txt"))
+mapfile -t GOT <<<"$(awk '/bAlternateSetting/ { alt = $2 } /wMaxPacketSize/ { print alt ":" $2 }' "$RESULTS/lsusb-v.txt")"
 assert_eq "${#GOT[@]}" "${#WMAXP[@]}" "endpoints listed by lsusb"
 for i in "${!WMAXP[@]}"; do
 	assert_eq "${GOT[$i]}" "$((i + 1)):${WMAXP[$i]}" "alt $((i + 1)) wMaxPacketSize"
