@@ -18,7 +18,7 @@
 #                           host load makes guest processes late
 #   --smp N         guest CPUs (default 2 with --clock host; icount has 1)
 #                   (the CPU model under TCG: $ISOCAM_VM_CPU, default
-#                   max,-erms,-fsrm; see the README's "The guest's clock")
+#                   max,-erms,-fsrm; see docs/testing.md, "The guest's clock")
 #   --out DIR       results dir (default build/vm/<timestamp>-<pid>)
 #   --kernel-env F  boot another kernel than $KERNEL's (scripts/
 #                   find-kernel.sh; default 6.1, Debian 12's): F sets KVER, IMAGE
@@ -313,13 +313,13 @@ done
 
 # Without ERMS/FSRM: with them, large copies are "rep movsb", which TCG
 # runs a byte per loop and icount counts a byte per instruction
-# (measured in the README's "The guest's clock").
+# (see docs/testing.md, "The guest's clock").
 CPU=${ISOCAM_VM_CPU:-max,-erms,-fsrm}
 if [ "$ACCEL" = kvm ]; then
 	ACCEL_ARGS=(-accel kvm -cpu host)
 elif [ "$CLOCK" = icount ]; then
 	# One guest nanosecond per instruction; an idle guest sleeps in host
-	# time. See the README's "The guest's clock".
+	# time. See docs/testing.md, "The guest's clock".
 	ACCEL_ARGS=(-accel tcg -icount "shift=0,sleep=on" -cpu "$CPU")
 else
 	ACCEL_ARGS=(-accel "tcg,thread=multi" -cpu "$CPU")
