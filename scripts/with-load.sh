@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # scripts/with-load.sh CMD...: run CMD beside a bounded CPU hog on the
-# host, as a busy machine would have it (issue 12). The hog is stress-ng:
+# host, as a busy machine would have it. The hog is stress-ng:
 #   LOAD_CPUS     workers (default: every CPU, nproc)
 #   LOAD_PCT      each worker's load in percent (default 100)
 #   LOAD_TIMEOUT  the hog's own limit in seconds (default 10800); it is

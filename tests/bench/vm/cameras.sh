@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): 1, 2, 4 and 8 cameras streaming
+# Benchmark (make bench): 1, 2, 4 and 8 cameras streaming
 # 320x240 YUYV at 30 fps at once, from one isocam-emu --count 8 through
 # vhci's eight high-speed ports. For each camera count: frames each
 # camera delivered and lost (sequence gaps seen by the application, the

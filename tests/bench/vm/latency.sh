@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): how soon the camera answers, in frame
+# Benchmark (make bench): how soon the camera answers, in frame
 # intervals and beside vivid in the same boot.
 #  - STREAMON to the first frame at 640x480 YUYV 30 fps: the ioctl itself
 #    (alt setting, the sensor's i2c writes over control transfers, the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): the camera over a network instead of
+# Benchmark (make bench): the camera over a network instead of
 # loopback. isocam-emu runs in its own network namespace behind a veth
 # pair; vhci attaches from the other end. Each side's veth delays what it
 # sends with netem (5 ms +- 2 ms, so about 10 ms a round trip), and the

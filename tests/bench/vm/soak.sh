@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): a long capture. ffmpeg records
+# Benchmark (make bench): a long capture. ffmpeg records
 # $FRAMES frames (10000 by default: 5.6 minutes) of 640x480 YUYV at 30 fps
 # with the driver's recovered timestamps; counted: frames ffmpeg wrote,
 # its "non monotonically increasing dts" warnings, and every frame lost

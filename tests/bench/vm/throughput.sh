@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 14): what the camera delivers through the
+# Benchmark (make bench): what the camera delivers through the
 # driver, in frames and megabytes a second of guest time, for 1280x960
 # MJPEG at 30 fps beside the reference, 640x480 YUYV at 30 fps, in the
 # same boot, and their ratio; and 1280x960 YUYV at the fastest rate the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): how evenly buffers are stamped, with
+# Benchmark (make bench): how evenly buffers are stamped, with
 # the camera's clock recovered (hwtimestamps=Y) against the first packet's
 # arrival (hwtimestamps=N), in the same boot, at 640x480 YUYV 30 fps.
 # The emulated camera captures exactly one frame interval apart, so a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Benchmark (make bench, issue 13): how much of the high-speed
+# Benchmark (make bench): how much of the high-speed
 # isochronous limit (3 x 1024 bytes a microframe: 24.576 MB/s) isocam
 # carries through vhci, beside the kernel's own USB/IP path in the same
 # boot.

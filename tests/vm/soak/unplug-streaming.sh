@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make soak: unplug while streaming, over and over (issue 10). Each cycle
+# make soak: unplug while streaming, over and over. Each cycle
 # plugs the camera, streams, unplugs it after a varying 0.2-0.9 s and
 # checks that the stream ended with ENODEV (never a stall) and that the
 # unplug finished; the harness fails the run on any kernel warning, oops

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make stress: start and stop the stream over and over (issue 12). Every
+# make stress: start and stop the stream over and over. Every
 # cycle opens the node, streams 3 frames and closes it (STREAMOFF with
 # URBs in flight); every 10th has STREAMON fail halfway (debugfs
 # sim_submit_fail_at: the Nth URB submit fails with -ENOMEM while the

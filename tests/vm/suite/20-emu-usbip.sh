@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 3's acceptance in the guest: isocam-emu serves cameras over USB/IP;
+# The emulator over USB/IP, in the guest: isocam-emu serves cameras over USB/IP;
 # `usbip list` shows them; after `usbip attach`, lsusb shows every alt
 # setting with the wMaxPacketSize of include/isocam/usb.h; the libusb
 # checker (no kernel driver bound) reads the chip ID by vendor requests

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 4's acceptance: ic1280.ko, the sensor's i2c client driver, behind
+# The sensor: ic1280.ko, the sensor's i2c client driver, behind
 # the isocam bridge and the emulated camera.
 #  - the client sits on the bridge's adapter: i2cdetect shows UU at 0x3c;
 #  - the video node lists every sensor control with the header's ranges;

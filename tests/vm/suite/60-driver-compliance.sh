@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance and issue 6's scenario 5, V4L2 conformance:
+# V4L2 conformance:
 # v4l2-compliance -s -f on the isocam video node reports 0 failed and
 # 0 warnings, streaming every format, size and frame interval the node
 # offers. Debian's 6.1 kernel has no CONFIG_VIDEO_ADV_DEBUG, so there the

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance, the device: with the emulated camera attached,
+# The device: with the emulated camera attached,
 #  - /dev/videoN and the bridge's /dev/i2c-N appear (found through sysfs);
 #  - v4l2-ctl --all is sane (driver, usb- bus info, input, format,
 #    colorspace, frame rate, the sensor's controls);

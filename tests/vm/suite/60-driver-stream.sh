@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance, streaming: with the emulated camera attached,
+# Streaming: with the emulated camera attached,
 #  - every format at every size the node offers captures three seconds
 #    of frames (at least 30, at most 100) with MMAP whose counters,
 #    checksums and pixels isocam-check finds right, with no frame lost,

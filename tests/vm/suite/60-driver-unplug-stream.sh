@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance, unplug while streaming: usbip detach in the middle
+# Unplug while streaming: usbip detach in the middle
 # of a capture, 20 times in a row, cycling through MMAP, USERPTR and
 # read(). Each time the capture ends with an error within 5 s, the video
 # node, the adapter and the debugfs directory go away and the next attach

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 5's acceptance, unplug: usbip detach at any moment is safe.
+# Unplug: usbip detach at any moment is safe.
 #  - idle, and with a handle open: a program holding the fd gets ENODEV
 #    from ioctls and an error from poll, and can close it;
 #  - in the middle of control changes (60-driver-unplug-stream.sh does it

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 10: unplug in every state the other scripts do not cover, and the
+# Unplug in every state the other scripts do not cover, and the
 # lifetime rules behind them. Each step fails if the fix it proves broke:
 #  - /dev/i2c-N held open: the unplug completes at once (the adapter goes
 #    when the holder closes), the holder's next transfer fails;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 12, item 1, in short: 60 cycles of make stress's start/stop loop
+# In short, 60 cycles of make stress's start/stop loop
 # (tests/vm/stress/start-stop.sh): streams started and stopped with URBs
 # in flight, STREAMON failing halfway, one unplug during a stop; vhci
 # never drops the connection and nothing is lost on the bus.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 13, timestamps: the driver stamps each buffer with its start of
+# Timestamps: the driver stamps each buffer with its start of
 # exposure, recovered from the camera's clock (payload PTS and SCR, with
 # core/isocam_clock.c):
 #  - every buffer is flagged monotonic and start-of-exposure, stamped

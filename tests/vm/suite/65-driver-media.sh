@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 15, the media graph: each camera has a media device whose graph
+# The media graph: each camera has a media device whose graph
 # is the sensor and the video node, linked by an enabled, immutable link,
 # and a /dev/v4l-subdevN node for the sensor.
 #  - media-ctl -p shows both entities, the link, and both device nodes;

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 16, first part: isocam drives the camera's bulk personality
+# isocam drives the camera's bulk personality
 # (isocam-emu --transport=bulk; include/isocam/usb.h, "Bulk transport
 # personality"):
 #  - the driver binds it as bulk: debugfs says "transport: bulk", alt 0

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 16, second part: isocam-emu --gadget=ffs, the camera as a real
+# isocam-emu --gadget=ffs, the camera as a real
 # USB gadget (configfs + FunctionFS on dummy_hcd's UDC) instead of over
 # USB/IP, with the bulk personality; isocam drives it through the guest's
 # own dummy host controller:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 16: `make demo GADGET=1`'s guest half in make check's one boot, so
+# `make demo GADGET=1`'s guest half in make check's one boot, so
 # the gadget demo cannot break unseen: the camera plugged as a FunctionFS
 # gadget on dummy_hcd, five seconds of ffmpeg with a control change from
 # a second process, five seconds of 1280x960 MJPEG, every frame checked

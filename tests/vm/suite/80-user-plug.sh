@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 1: plug. With the modules and i2c-dev loaded, start
+# Plug. With the modules and i2c-dev loaded, start
 # isocam-emu and `usbip attach`; within 5 s the camera's /dev/videoN, the
 # sensor's controls on it and the bridge's /dev/i2c-N all exist. No udev:
 # every node is found through sysfs, from the USB interface down. Three

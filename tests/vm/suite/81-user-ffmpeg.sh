@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 2: ffmpeg captures 300 frames of 640x480 YUYV at
+# ffmpeg captures 300 frames of 640x480 YUYV at
 # 30 fps through isocam, and isocam-check finds every frame counter once
 # and in order, every checksum and every pixel right. Then every other
 # format and size the node lists, 30 frames each at the fastest rate it

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 3: tweak controls while capturing. ffmpeg captures
+# Tweak controls while capturing. ffmpeg captures
 # 640x480 YUYV; meanwhile a second process changes brightness, contrast,
 # exposure, gain, hflip and the test pattern with `v4l2-ctl -c`, and a
 # third waits with `v4l2-ctl --wait-for-event=ctrl=brightness`.

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 4: the seed's manners, each by separate processes as
+# The seed's manners, each by separate processes as
 # a user would meet them.
 #  - A format set with `v4l2-ctl --set-fmt-video` is what a later process
 #    gets: its own --get-fmt-video, a v4l2-ctl capture that sets nothing,

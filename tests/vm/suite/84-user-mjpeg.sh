@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 14: HD over high speed. The bridge's JPEG encoder as the node's
+# HD over high speed. The bridge's JPEG encoder as the node's
 # MJPEG format: listed compressed, with a quality control; 1280x960 at
 # 30 fps and 640x480 at 60 fps offered (YUYV carries neither); ffmpeg
 # captures 300 frames of 1280x960 at 30 fps and isocam-check checks every

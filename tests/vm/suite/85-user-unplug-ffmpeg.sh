@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 6: unplug while ffmpeg streams, 20 times. Each time
+# Unplug while ffmpeg streams, 20 times. Each time
 # ffmpeg reports the error within 2 s of the unplug (the kernel's "USB
 # disconnect" line) and has exited within 10 s: its log says "No such
 # device" (the driver's ENODEV), the camera's nodes go away and the next

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 6, scenario 7: several cameras. `isocam-emu --count 3` serves
+# Several cameras. `isocam-emu --count 3` serves
 # three cameras; all three are attached, each gets its own video node and
 # i2c bus, and three ffmpeg captures run at once, each checked frame by
 # frame. (320x240 YUYV: three 640x480 streams would need 55 MB/s, more

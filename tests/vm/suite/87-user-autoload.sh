@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 15, autoload on plug: with Debian's systemd-udevd running and the
+# Autoload on plug: with Debian's systemd-udevd running and the
 # modules installed in the guest's module tree (depmod'ed, as `make
 # install` leaves them), attaching the camera loads isocam by its USB
 # modalias and ic1280 before it (isocam's softdep), and the video node

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Issue 15, the desktop: PipeWire (Debian's pipewire and wireplumber, with
+# The desktop: PipeWire (Debian's pipewire and wireplumber, with
 # systemd-udevd for device discovery) lists the camera as a video source,
 # and GStreamer's pipewiresrc captures from it; isocam-check checks every
 # frame (stamp, counter, checksum, every byte against the reference).
