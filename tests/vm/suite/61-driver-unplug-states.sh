@@ -136,7 +136,7 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 	start_emu
 	echo isocam_media_register >"$FF/inject" ||
 		fail "fail_function does not take isocam_media_register (ALLOW_ERROR_INJECTION)"
-	echo -12 >"$FF/isocam_media_register/retval"
+	printf %#x -12 >"$FF/isocam_media_register/retval"
 	echo 0 >"$FF/verbose"
 	echo 100 >"$FF/probability"
 	echo 1 >"$FF/interval"
