@@ -7,8 +7,9 @@
  * that completes carries one payload transfer: a payload header, then
  * frame data; its actual_length is the transfer's end (no ZLP is waited
  * for). So a completed URB is one "packet" for the core frame assembler,
- * fed exactly as an isochronous packet is. The start, the stop, the
- * anchor and the watchdog are isocam-video.c's.
+ * fed exactly as an isochronous packet is. The order of a start and a
+ * stop, the anchor and the watchdog are the stream engine's
+ * (isocam-video.c).
  *
  * Timestamps: isocam_clock pairs each SCR's source clock with the host
  * time its payload arrived; it never reads the SCR's SOF counter, so bulk,
@@ -17,6 +18,7 @@
  * arrival.
  */
 #include <linux/ktime.h>
+#include <linux/module.h>
 #include <linux/usb.h>
 
 #include <isocam/usb.h>
@@ -33,6 +35,25 @@
  * application must see the device gone, not an I/O error.
  */
 #define ISOCAM_BULK_MAX_ERRORS	16
+
+/*
+ * The drain a bulk stop allows: see isocam_bulk_drain_ms(). Bulk URBs
+ * complete only with frame data, and the sensor is in standby by then.
+ */
+#define ISOCAM_BULK_DRAIN_MS	100
+
+/*
+ * bulk_urbs URBs of ISOCAM_USB_BULK_MAX_PAYLOAD (64 KiB), one payload
+ * transfer each. The bridge buffers one frame and drops the next frame
+ * captured while that one still drains, and it sends only into URBs it
+ * holds; so what is queued at the device should take a whole frame at
+ * once, whatever a resubmission waits for. 32 (2 MiB) hold a 640x480 YUYV
+ * frame three times over and most of a 1280x960 one; 64 is also the most
+ * isocam-emu queues.
+ */
+static unsigned int bulk_urbs = 32;
+module_param_cb(bulk_urbs, &isocam_urbs_param_ops, &bulk_urbs, 0644);
+MODULE_PARM_DESC(bulk_urbs, "bulk URBs of 64 KiB in flight (2-64, default 32)");
 
 /*
  * The interface is alt 0 alone, with endpoints: it must be the bulk
@@ -72,7 +93,7 @@ int isocam_bulk_parse(struct isocam_dev *dev)
 		return -ENODEV;
 	}
 
-	dev->transport = ISOCAM_TRANSPORT_BULK;
+	dev->tp = &isocam_bulk_transport;
 	dev->ep_num = usb_endpoint_num(ep);
 	dev->num_alts = 1;
 	dev->alt_bytes[0] = 0;
@@ -82,7 +103,7 @@ int isocam_bulk_parse(struct isocam_dev *dev)
 }
 
 /* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
-void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb)
+static void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb)
 {
 	urb->transfer_buffer_length = isocam_urb_bytes(dev);
 	urb->actual_length = 0;
@@ -152,7 +173,7 @@ static void isocam_bulk_complete(struct urb *urb)
 }
 
 /* An allocated URB with its buffer: make it a bulk IN URB of ours. */
-void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb)
+static void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb)
 {
 	urb->pipe = usb_rcvbulkpipe(dev->udev, dev->ep_num);
 	urb->transfer_flags = URB_NO_TRANSFER_DMA_MAP;
@@ -166,7 +187,7 @@ void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb)
  * next stream afresh; the host's data toggle is reset too. No URB may be
  * in flight.
  */
-void isocam_bulk_clear_halt(struct isocam_dev *dev)
+static void isocam_bulk_idle(struct isocam_dev *dev)
 {
 	int ret;
 
@@ -179,3 +200,91 @@ void isocam_bulk_clear_halt(struct isocam_dev *dev)
 		dev_err(&dev->intf->dev, "stream off: CLEAR_FEATURE(ENDPOINT_HALT) on bulk endpoint %u failed: %d\n",
 			dev->ep_num, ret);
 }
+
+static unsigned int isocam_bulk_urb_count(void)
+{
+	return bulk_urbs;
+}
+
+/* No isochronous packets: each URB is one payload transfer. */
+static unsigned int isocam_bulk_urb_packets(void)
+{
+	return 0;
+}
+
+/*
+ * Bulk URBs come back only with frame data, and every caller has put the
+ * sensor in standby first: what the device still holds stays queued, so
+ * killing is the rule here, as in uvcvideo. The drain is short: it lets
+ * completions already on their way arrive (over USB/IP they precede the
+ * reply to the sensor's MODE_SELECT write on the same connection), and
+ * the kill then finds the URBs idle at the device, not completing.
+ */
+static unsigned int isocam_bulk_drain_ms(const struct isocam_dev *dev)
+{
+	return ISOCAM_BULK_DRAIN_MS;
+}
+
+/* Bulk reserves nothing; the link's raw speed is the limit. */
+static bool isocam_bulk_stream_fits(struct isocam_dev *dev, u32 sizeimage,
+				    const struct v4l2_fract *tpf)
+{
+	return isocam_bulk_fits(sizeimage, tpf->numerator, tpf->denominator);
+}
+
+static u32 isocam_bulk_packet_bytes(const struct isocam_dev *dev, int alt)
+{
+	return ISOCAM_USB_BULK_MAX_PAYLOAD;
+}
+
+/* Bulk: no alt to choose, so no bandwidth to fall back from. */
+static int isocam_bulk_start(struct isocam_dev *dev)
+{
+	struct device *d = &dev->intf->dev;
+	struct v4l2_fract tpf = dev->timeperframe;
+	int ret;
+
+	if (!isocam_bulk_fits(dev->pix.sizeimage, tpf.numerator,
+			      tpf.denominator)) {
+		dev_err(d, "%ux%u at %u/%u s per frame needs more than high-speed bulk carries\n",
+			dev->pix.width, dev->pix.height, tpf.numerator,
+			tpf.denominator);
+		return -ENOSPC;
+	}
+	ret = isocam_stream_try(dev, 0, &tpf);
+	if (ret)
+		return ret;
+	isocam_count(dev, &dev->stats.streams);
+	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, bulk endpoint %u, %u URBs of %u bytes\n",
+		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
+		tpf.numerator, tpf.denominator, dev->ep_num, dev->num_urbs,
+		dev->packet_bytes);
+	return 0;
+}
+
+static void isocam_bulk_describe(struct isocam_dev *dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "bulk endpoint %u", dev->ep_num);
+}
+
+static void isocam_bulk_log_status(struct isocam_dev *dev)
+{
+	v4l2_info(&dev->v4l2_dev, "streaming: %s, bulk endpoint %u, %u URBs of %u bytes\n",
+		  dev->streaming ? "yes" : "no", dev->ep_num,
+		  dev->num_urbs, dev->packet_bytes);
+}
+
+const struct isocam_transport isocam_bulk_transport = {
+	.name = "bulk",
+	.urb_count = isocam_bulk_urb_count,
+	.urb_packets = isocam_bulk_urb_packets,
+	.init_urb = isocam_bulk_init_urb,
+	.reset_urb = isocam_bulk_urb_reset,
+	.drain_ms = isocam_bulk_drain_ms,
+	.fits = isocam_bulk_stream_fits,
+	.packet_bytes = isocam_bulk_packet_bytes,
+	.start = isocam_bulk_start,
+	.idle = isocam_bulk_idle,
+	.describe = isocam_bulk_describe,
+	.log_status = isocam_bulk_log_status,
+};

@@ -33,96 +33,18 @@ static const struct usb_device_id isocam_id_table[] = {
 MODULE_DEVICE_TABLE(usb, isocam_id_table);
 
 /*
- * Read the payload capacity of each alt setting from the descriptors the
- * device really sent. Alts without a usable isochronous IN endpoint carry
- * nothing (0 bytes); the interface is refused when no alt can stream.
- * An interface of alt 0 alone that has endpoints is the bulk personality
- * (isocam-bulk.c checks it).
+ * The transport the descriptors say: an interface of alt 0 alone that has
+ * endpoints is the bulk personality (isocam-bulk.c checks it); anything
+ * else must be the isochronous one (isocam-iso.c).
  */
-static int isocam_parse_alts(struct isocam_dev *dev)
+static int isocam_parse_transport(struct isocam_dev *dev)
 {
 	struct usb_interface *intf = dev->intf;
-	struct device *d = &intf->dev;
-	struct usb_host_interface *alt0;
-	unsigned int num, j, usable = 0;
+	struct usb_host_interface *alt0 = usb_altnum_to_altsetting(intf, 0);
 
-	alt0 = usb_altnum_to_altsetting(intf, 0);
 	if (intf->num_altsetting == 1 && alt0 && alt0->desc.bNumEndpoints)
 		return isocam_bulk_parse(dev);
-
-	dev->transport = ISOCAM_TRANSPORT_ISO;
-	if (dev->udev->speed != USB_SPEED_HIGH) {
-		dev_err(d, "needs a high-speed link (isochronous timing is per microframe), got %s\n",
-			usb_speed_string(dev->udev->speed));
-		return -ENODEV;
-	}
-	if (intf->num_altsetting > ISOCAM_MAX_ALTS)
-		dev_warn(d, "%u alt settings; only alts 0-%u are used\n",
-			 intf->num_altsetting, ISOCAM_MAX_ALTS - 1);
-
-	for (num = 0; num < ISOCAM_MAX_ALTS; num++) {
-		struct usb_host_interface *alt;
-
-		alt = usb_altnum_to_altsetting(intf, num);
-		if (!alt)
-			continue;
-		dev->num_alts = num + 1;
-		/* Alt 0 must carry nothing: it is where the device idles. */
-		if (num == 0)
-			continue;
-
-		for (j = 0; j < alt->desc.bNumEndpoints; j++) {
-			const struct usb_endpoint_descriptor *ep =
-				&alt->endpoint[j].desc;
-			unsigned int period;
-			u32 bytes;
-
-			if (!usb_endpoint_is_isoc_in(ep))
-				continue;
-			bytes = usb_endpoint_maxp(ep) *
-				usb_endpoint_maxp_mult(ep);
-			if (!bytes)
-				continue;
-			/* USB 2.0 5.6.4: 3 transactions of 1024 at most. */
-			if (bytes > 3 * 1024) {
-				dev_warn(d, "alt %u: iso endpoint %u claims %u bytes per microframe, more than high speed carries; ignored\n",
-					 num, usb_endpoint_num(ep), bytes);
-				continue;
-			}
-			/* One packet per microframe: the core's bandwidth math. */
-			period = usb_decode_interval(ep, USB_SPEED_HIGH);
-			if (period != USEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC) {
-				dev_warn(d, "alt %u: iso endpoint %u polls every %u us, not every microframe; ignored\n",
-					 num, usb_endpoint_num(ep), period);
-				continue;
-			}
-			if (usable && usb_endpoint_num(ep) != dev->ep_num) {
-				dev_warn(d, "alt %u: iso endpoint %u differs from %u; ignored\n",
-					 num, usb_endpoint_num(ep), dev->ep_num);
-				continue;
-			}
-			dev->ep_num = usb_endpoint_num(ep);
-			dev->alt_bytes[num] = bytes;
-			usable++;
-			break;
-		}
-	}
-
-	if (!usable) {
-		dev_err(d, "interface %u has no alt setting with a usable isochronous IN endpoint; refusing it\n",
-			dev->ifnum);
-		return -ENODEV;
-	}
-	/* Without a zero-bandwidth alt the device could never be idle. */
-	if (!usb_altnum_to_altsetting(intf, 0)) {
-		dev_err(d, "interface %u has no alt setting 0 to idle in; refusing it\n",
-			dev->ifnum);
-		return -ENODEV;
-	}
-	for (num = 1; num < dev->num_alts; num++)
-		dev_dbg(d, "alt %u: %u bytes per microframe\n", num,
-			dev->alt_bytes[num]);
-	return 0;
+	return isocam_iso_parse(dev);
 }
 
 static int isocam_stats_show(struct seq_file *s, void *unused)
@@ -144,8 +66,7 @@ static int isocam_stats_show(struct seq_file *s, void *unused)
 	pbytes = dev->packet_bytes;
 	spin_unlock_irqrestore(&dev->slock, flags);
 
-	seq_printf(s, "transport:        %s\n",
-		   isocam_is_bulk(dev) ? "bulk" : "iso");
+	seq_printf(s, "transport:        %s\n", dev->tp->name);
 	seq_printf(s, "alt:              %u\n", alt);
 	seq_printf(s, "packet_bytes:     %u\n", pbytes);
 	seq_printf(s, "urbs_in_flight:   %u\n", dev->num_urbs);
@@ -284,6 +205,7 @@ static int isocam_probe(struct usb_interface *intf,
 		I2C_BOARD_INFO(IC1280_NAME, IC1280_I2C_ADDR),
 	};
 	struct isocam_dev *dev;
+	char what[32];
 	int ret;
 
 	dev = kzalloc_obj(*dev, GFP_KERNEL);
@@ -299,7 +221,7 @@ static int isocam_probe(struct usb_interface *intf,
 	dev->udev = usb_get_dev(interface_to_usbdev(intf));
 	dev->ifnum = intf->cur_altsetting->desc.bInterfaceNumber;
 
-	ret = isocam_parse_alts(dev);
+	ret = isocam_parse_transport(dev);
 	if (ret)
 		goto err_free;
 
@@ -357,16 +279,11 @@ static int isocam_probe(struct usb_interface *intf,
 	if (ret)
 		goto err_video;
 
-	if (isocam_is_bulk(dev))
-		dev_info(&intf->dev, "%s: %s, bulk endpoint %u, i2c %s, video %s\n",
-			 ISOCAM_USB_PRODUCT, dev->sd->name, dev->ep_num,
-			 dev_name(&dev->adapter.dev),
-			 video_device_node_name(&dev->vdev));
-	else
-		dev_info(&intf->dev, "%s: %s, %u alt settings, i2c %s, video %s\n",
-			 ISOCAM_USB_PRODUCT, dev->sd->name, dev->num_alts,
-			 dev_name(&dev->adapter.dev),
-			 video_device_node_name(&dev->vdev));
+	dev->tp->describe(dev, what, sizeof(what));
+	dev_info(&intf->dev, "%s: %s, %s, i2c %s, video %s\n",
+		 ISOCAM_USB_PRODUCT, dev->sd->name, what,
+		 dev_name(&dev->adapter.dev),
+		 video_device_node_name(&dev->vdev));
 	return 0;
 
 err_video:

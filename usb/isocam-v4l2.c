@@ -435,14 +435,7 @@ static int isocam_log_status(struct file *file, void *fh)
 	v4l2_info(&dev->v4l2_dev, "format: %ux%u %p4cc, %u/%u s per frame\n",
 		  dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
 		  dev->timeperframe.numerator, dev->timeperframe.denominator);
-	if (isocam_is_bulk(dev))
-		v4l2_info(&dev->v4l2_dev, "streaming: %s, bulk endpoint %u, %u URBs of %u bytes\n",
-			  dev->streaming ? "yes" : "no", dev->ep_num,
-			  dev->num_urbs, dev->packet_bytes);
-	else
-		v4l2_info(&dev->v4l2_dev, "streaming: %s, alt %d (%u bytes/uframe), %u URBs x %u packets\n",
-			  dev->streaming ? "yes" : "no", dev->alt,
-			  dev->packet_bytes, dev->num_urbs, dev->num_packets);
+	dev->tp->log_status(dev);
 	v4l2_info(&dev->v4l2_dev, "frames %u, errors %u, dropped %u, cut by a stop %u, bytes %llu\n",
 		  as.frames, as.error_frames, as.dropped_frames,
 		  as.stopped_frames, as.bytes);

@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * isocam USB bridge driver: streaming, isochronous and what the bulk
- * personality (isocam-bulk.c) shares with it.
- *
- * Isochronous: stream start picks the smallest alt setting whose
- * bandwidth carries the current format at the current frame interval
- * (smaller alts at longer intervals when the host refuses bandwidth),
- * starts the sensor, then keeps num_urbs URBs of num_packets packets each
- * in flight. Every packet that passes the checks of core/iso_packet.h
- * goes to the core frame assembler, which lends itself vb2 buffers
- * through the ops below.
- *
- * Bulk: no alt to pick, no bandwidth to reserve; stream start sets up
- * and starts the sensor and keeps bulk_urbs bulk URBs in flight, each
- * completed one a whole payload transfer for the same assembler. The
- * anchor, the stop (stop resubmitting, a bounded drain, then kill), the
- * watchdog and the stream's end for the application are the same.
+ * isocam USB bridge driver: the stream engine, the same for every
+ * transport. A transport (isocam-iso.c, isocam-bulk.c; struct
+ * isocam_transport), chosen at probe from the descriptors, says how many
+ * URBs of what size stay in flight, how a completed one is fed to the
+ * core frame assembler and reset, how a stream picks its bandwidth and
+ * how the device is told the stream is off. The engine owns the rest: the
+ * order of a start (select, sensor, URBs, as gspca does: nothing arrives
+ * before the sensor runs), the anchor, the stop (stop resubmitting, a
+ * bounded drain, then kill), the watchdog, and the vb2 buffers the
+ * assembler borrows through the ops below.
  *
  * A stream that cannot go on (no URB left in flight, or no frame for
  * stall_ms) is ended for the application: vb2_queue_error() makes DQBUF
@@ -35,58 +29,17 @@
 #include "iso_packet.h"
 #include "isocam.h"
 
-/*
- * Isochronous: 8 URBs x 32 packets. Each URB spans 32 microframes (4 ms
- * of bus time), so completions run 250 times a second, not 8000, and one
- * URB buffer is at most 32 x 3072 bytes = 96 KiB (uvcvideo's size too).
- * 8 in flight keep 32 ms of bus time queued at the host controller
- * (uvcvideo keeps 5 x 32 packets): a completion may be that late before
- * the device has nowhere to put a packet. Over a network with 5 +- 2 ms
- * each way, 8 lost nothing and 4 made the host late (make bench, netem).
- * USB/IP in an emulated guest answers in bursts and needs more: the VM
- * suite loads the driver with 32 (128 ms). Read at each stream start.
- *
- * Bulk: bulk_urbs URBs of ISOCAM_USB_BULK_MAX_PAYLOAD (64 KiB), one
- * payload transfer each. The bridge buffers one frame and drops the next
- * frame captured while that one still drains, and it sends only into URBs
- * it holds; so what is queued at the device should take a whole frame at
- * once, whatever a resubmission waits for. 32 (2 MiB) hold a 640x480 YUYV
- * frame three times over and most of a 1280x960 one; 64 is also the most
- * isocam-emu queues. num_packets does not apply.
- */
 /* Out-of-range values are refused (-EINVAL), at load and through sysfs. */
 static int isocam_param_urbs(const char *val, const struct kernel_param *kp)
 {
 	return param_set_uint_minmax(val, kp, 2, ISOCAM_MAX_URBS);
 }
 
-static int isocam_param_packets(const char *val, const struct kernel_param *kp)
-{
-	return param_set_uint_minmax(val, kp, 1, ISOCAM_MAX_PACKETS);
-}
-
-static const struct kernel_param_ops isocam_urbs_ops = {
+/* For each transport's count of URBs in flight. */
+const struct kernel_param_ops isocam_urbs_param_ops = {
 	.set = isocam_param_urbs,
 	.get = param_get_uint,
 };
-
-static const struct kernel_param_ops isocam_packets_ops = {
-	.set = isocam_param_packets,
-	.get = param_get_uint,
-};
-
-static unsigned int num_urbs = 8;
-module_param_cb(num_urbs, &isocam_urbs_ops, &num_urbs, 0644);
-MODULE_PARM_DESC(num_urbs, "isochronous URBs in flight (2-64, default 8)");
-
-static unsigned int bulk_urbs = 32;
-module_param_cb(bulk_urbs, &isocam_urbs_ops, &bulk_urbs, 0644);
-MODULE_PARM_DESC(bulk_urbs, "bulk URBs of 64 KiB in flight (2-64, default 32)");
-
-static unsigned int num_packets = 32;
-module_param_cb(num_packets, &isocam_packets_ops, &num_packets, 0644);
-MODULE_PARM_DESC(num_packets,
-		 "packets (microframes) per URB (1-128, default 32)");
 
 static unsigned int stall_ms = 3000;
 module_param(stall_ms, uint, 0644);
@@ -103,12 +56,6 @@ MODULE_PARM_DESC(hwtimestamps,
  * for seconds wakes with one late tick, not a stall.
  */
 #define ISOCAM_WATCHDOG_MS	250
-
-/*
- * The drain a bulk stop allows: see isocam_urbs_stop(). Bulk URBs
- * complete only with frame data, and the sensor is in standby by then.
- */
-#define ISOCAM_BULK_DRAIN_MS	100
 
 /* ---- frame assembler ops: called from URB completion ---- */
 
@@ -285,64 +232,6 @@ u32 isocam_urb_bytes(const struct isocam_dev *dev)
 	return dev->num_packets * dev->packet_bytes;
 }
 
-/* Feed a completed URB's packets to the assembler, trusting no field. */
-static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
-{
-	unsigned int np = dev->num_packets, i;
-	int count = urb->number_of_packets;
-	u32 bad = 0, errors = 0;
-	bool irqs_off = irqs_disabled();
-	u64 now;
-
-	if (!isocam_iso_count_ok(count, np)) {
-		isocam_asm_packet_error(&dev->assembler);
-		isocam_count(dev, &dev->stats.bad_urbs);
-		dev_warn_ratelimited(&dev->intf->dev, "URB completed with %d packets of %u submitted; dropped\n",
-				     count, np);
-		return;
-	}
-
-	now = ktime_get_ns();
-	for (i = 0; i < count; i++) {
-		const struct usb_iso_packet_descriptor *ud =
-			&urb->iso_frame_desc[i];
-		struct isocam_iso_desc d = {
-			.offset = ud->offset,
-			.length = ud->length,
-			.actual_length = ud->actual_length,
-			.status = ud->status,
-		};
-		u32 len;
-
-		/* Packet i arrived (count - 1 - i) uframes ago. */
-		dev->pkt_ts = now - (u64)(count - 1 - i) *
-				    (NSEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC);
-		switch (isocam_iso_check(&d, i, dev->packet_bytes,
-					 isocam_urb_bytes(dev), &len)) {
-		case ISOCAM_ISO_OK:
-			isocam_asm_packet(&dev->assembler,
-					  (const u8 *)urb->transfer_buffer +
-					  d.offset, len);
-			break;
-		case ISOCAM_ISO_BAD:
-			if (!bad++)
-				dev_warn_ratelimited(&dev->intf->dev, "URB packet %u: offset %u length %u actual_length %u, submitted %u %u; dropped\n",
-						     i, d.offset, d.length,
-						     d.actual_length,
-						     i * dev->packet_bytes,
-						     dev->packet_bytes);
-			isocam_asm_packet_error(&dev->assembler);
-			break;
-		case ISOCAM_ISO_BUS_ERROR:
-			errors++;
-			isocam_asm_packet_error(&dev->assembler);
-			break;
-		}
-	}
-
-	isocam_urb_account(dev, now, irqs_off, 0, bad, errors);
-}
-
 /*
  * A completed URB's data went to the assembler (from start_ns on): count
  * it and publish the assembler's and the clock's counters.
@@ -375,41 +264,6 @@ void isocam_urb_error(struct isocam_dev *dev, int status)
 	dev_warn_ratelimited(&dev->intf->dev, "URB error %d\n", status);
 }
 
-/* Undo whatever the host controller (or the remote, over USB/IP) wrote. */
-static void isocam_urb_reset(struct isocam_dev *dev, struct urb *urb)
-{
-	unsigned int j;
-
-	urb->number_of_packets = dev->num_packets;
-	urb->transfer_buffer_length = isocam_urb_bytes(dev);
-	urb->interval = 1;	/* microframes, checked at probe */
-	urb->actual_length = 0;
-	for (j = 0; j < dev->num_packets; j++) {
-		urb->iso_frame_desc[j].offset = j * dev->packet_bytes;
-		urb->iso_frame_desc[j].length = dev->packet_bytes;
-		urb->iso_frame_desc[j].actual_length = 0;
-		urb->iso_frame_desc[j].status = 0;
-	}
-}
-
-static void isocam_urb_complete(struct urb *urb)
-{
-	struct isocam_dev *dev = urb->context;
-
-	if (isocam_urb_gone(urb->status))
-		return;
-	switch (urb->status) {
-	case 0:
-	case -EXDEV:		/* some packets failed: their status tells */
-		isocam_urb_packets(dev, urb);
-		break;
-	default:
-		isocam_urb_error(dev, urb->status);
-		break;
-	}
-	isocam_urb_resubmit(dev, urb);
-}
-
 /*
  * Put a completed URB of either transport back in flight while the stream
  * is live, reset to what was submitted; when that fails and none is left,
@@ -421,10 +275,7 @@ void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
 
 	if (!READ_ONCE(dev->urbs_live))
 		return;
-	if (isocam_is_bulk(dev))
-		isocam_bulk_urb_reset(dev, urb);
-	else
-		isocam_urb_reset(dev, urb);
+	dev->tp->reset_urb(dev, urb);
 	usb_anchor_urb(urb, &dev->anchor);
 	ret = usb_submit_urb(urb, GFP_ATOMIC);
 	if (!ret)
@@ -462,18 +313,19 @@ static void isocam_free_urbs(struct isocam_dev *dev)
 /* num_urbs URBs of isocam_urb_bytes(); dev->packet_bytes is set. */
 static int isocam_alloc_urbs(struct isocam_dev *dev)
 {
-	bool bulk = isocam_is_bulk(dev);
-	unsigned int n = clamp(bulk ? bulk_urbs : num_urbs, 2U,
+	const struct isocam_transport *tp = dev->tp;
+	unsigned int n = clamp(tp->urb_count(), 2U,
 			       (unsigned int)ISOCAM_MAX_URBS);
-	unsigned int np = bulk ? 1 : clamp(num_packets, 1U,
-					   (unsigned int)ISOCAM_MAX_PACKETS);
+	/* Isochronous packets an URB; 0 for bulk, whose URB is one. */
+	unsigned int np = min_t(unsigned int, tp->urb_packets(),
+				ISOCAM_MAX_PACKETS);
 	unsigned int size;
 	unsigned int i;
 
-	dev->num_packets = np;
+	dev->num_packets = max(np, 1U);
 	size = isocam_urb_bytes(dev);
 	for (i = 0; i < n; i++) {
-		struct urb *urb = usb_alloc_urb(bulk ? 0 : np, GFP_KERNEL);
+		struct urb *urb = usb_alloc_urb(np, GFP_KERNEL);
 
 		if (!urb)
 			goto nomem;
@@ -486,20 +338,13 @@ static int isocam_alloc_urbs(struct isocam_dev *dev)
 			goto nomem;
 		urb->dev = dev->udev;
 		urb->context = dev;
-		if (bulk) {
-			isocam_bulk_init_urb(dev, urb);
-			continue;
-		}
-		urb->pipe = usb_rcvisocpipe(dev->udev, dev->ep_num);
-		urb->transfer_flags = URB_ISO_ASAP | URB_NO_TRANSFER_DMA_MAP;
-		urb->complete = isocam_urb_complete;
-		isocam_urb_reset(dev, urb);
+		tp->init_urb(dev, urb);
 	}
 	return 0;
 
 nomem:
 	dev_err(&dev->intf->dev, "cannot allocate %u %s URBs of %u bytes\n", n,
-		bulk ? "bulk" : "isochronous", size);
+		tp->name, size);
 	isocam_free_urbs(dev);
 	return -ENOMEM;
 }
@@ -534,27 +379,15 @@ static int isocam_submit_urbs(struct isocam_dev *dev, int alt)
 }
 
 /*
- * Stop resubmitting and let the URBs in flight come back by themselves,
- * then kill what is left. The URBs cover bus_ms of bus time; twice that
- * and a margin lets a late host (USB/IP in a slow VM) finish too. Killing
- * is the exception then, and it is what hurts: over USB/IP it waits for
- * the device to acknowledge the unlink (forever, if it never does), and
- * killing a URB that is completing at that moment races inside vhci_hcd
- * (a use-after-free in vhci_urb_dequeue).
- *
- * Bulk URBs come back only with frame data, and every caller has put the
- * sensor in standby first: what the device still holds stays queued, so
- * killing is the rule there, as in uvcvideo. The drain is short: it lets
- * completions already on their way arrive (over USB/IP they precede the
- * reply to the sensor's MODE_SELECT write on the same connection), and
- * the kill then finds the URBs idle at the device, not completing.
+ * Stop resubmitting and let the URBs in flight come back by themselves
+ * for the transport's drain time, then kill what is left. Killing is what
+ * hurts: over USB/IP it waits for the device to acknowledge the unlink,
+ * and killing a URB that is completing at that moment races inside
+ * vhci_hcd (a use-after-free in vhci_urb_dequeue).
  */
 static void isocam_urbs_stop(struct isocam_dev *dev, bool drain)
 {
-	unsigned int bus_ms = DIV_ROUND_UP(dev->num_urbs * dev->num_packets,
-					   ISOCAM_USB_MICROFRAMES_PER_SEC / 1000);
-	unsigned int drain_ms = isocam_is_bulk(dev) ? ISOCAM_BULK_DRAIN_MS :
-						      2 * bus_ms + 250;
+	unsigned int drain_ms = dev->tp->drain_ms(dev);
 
 	WRITE_ONCE(dev->urbs_live, false);
 	if (drain && !usb_wait_anchor_empty_timeout(&dev->anchor, drain_ms))
@@ -568,110 +401,15 @@ static void isocam_urbs_stop(struct isocam_dev *dev, bool drain)
 bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
 			  const struct v4l2_fract *tpf)
 {
-	/* Bulk reserves nothing; the link's raw speed is the limit. */
-	if (isocam_is_bulk(dev))
-		return isocam_bulk_fits(sizeimage, tpf->numerator,
-					tpf->denominator);
-	return isocam_fits_bandwidth(dev->alt_bytes, dev->num_alts, sizeimage,
-				     tpf->numerator, tpf->denominator);
+	return dev->tp->fits(dev, sizeimage, tpf);
 }
 
-static int isocam_set_alt(struct isocam_dev *dev, int alt)
-{
-	int ret;
-
-	/* debugfs sim_max_alt: behave as a host short of bandwidth would. */
-	if (alt && dev->sim_max_alt && alt > dev->sim_max_alt)
-		return -ENOSPC;
-	ret = isocam_std_msg_allowed(dev);
-	if (ret)
-		return ret;
-	ret = usb_set_interface(dev->udev, dev->ifnum, alt);
-	return isocam_std_msg_done(dev, "SET_INTERFACE", ret);
-}
-
-/*
- * Tell the device the stream is off: alt 0 for isochronous; for bulk, as
- * UVC hosts do, CLEAR_FEATURE(ENDPOINT_HALT) on the endpoint (which also
- * resets the host's data toggle after the kill). Nothing when unplugged.
- */
+/* Tell the device the stream is off (the transport's way); not unplugged. */
 static void isocam_stream_idle(struct isocam_dev *dev)
 {
 	if (dev->disconnected)
 		return;
-	if (isocam_is_bulk(dev))
-		isocam_bulk_clear_halt(dev);
-	else
-		isocam_set_alt(dev, 0);
-}
-
-/*
- * The shortest interval the sensor offers for the current format that is
- * at least tpf and fits one alt of the given capacity.
- */
-static bool isocam_interval_for_alt(struct isocam_dev *dev, u32 bytes,
-				    struct v4l2_fract *tpf)
-{
-	u32 tbl[2] = { 0, bytes };
-	struct v4l2_subdev_frame_interval_enum fie = {
-		.which = V4L2_SUBDEV_FORMAT_ACTIVE,
-		.code = dev->fi->mbus_code,
-		.width = dev->pix.width,
-		.height = dev->pix.height,
-	};
-	struct v4l2_fract best = { 0, 0 };
-
-	while (!v4l2_subdev_call_state_active(dev->sd, pad,
-					      enum_frame_interval, &fie)) {
-		struct v4l2_fract f = fie.interval;
-
-		fie.index++;
-		if (!f.numerator || !f.denominator)
-			continue;
-		/* f >= tpf and (no best yet or f < best) */
-		if ((u64)f.numerator * tpf->denominator <
-		    (u64)tpf->numerator * f.denominator)
-			continue;
-		if (!isocam_fits_bandwidth(tbl, 2, dev->pix.sizeimage,
-					   f.numerator, f.denominator))
-			continue;
-		if (!best.denominator ||
-		    (u64)f.numerator * best.denominator <
-		    (u64)best.numerator * f.denominator)
-			best = f;
-	}
-	if (!best.denominator)
-		return false;
-	*tpf = best;
-	return true;
-}
-
-/*
- * After the host refused the alt with *limit bytes per microframe: the
- * largest smaller alt that carries the current format at some sensor
- * interval of at least the user's, and that interval. -1 when none is left.
- */
-static int isocam_next_alt(struct isocam_dev *dev, u32 *limit,
-			   struct v4l2_fract *tpf)
-{
-	for (;;) {
-		u32 best_bytes = 0;
-		int best = -1, i;
-
-		for (i = 1; i < dev->num_alts; i++) {
-			if (dev->alt_bytes[i] < *limit &&
-			    dev->alt_bytes[i] > best_bytes) {
-				best = i;
-				best_bytes = dev->alt_bytes[i];
-			}
-		}
-		if (best < 0)
-			return -1;
-		*limit = best_bytes;
-		*tpf = dev->timeperframe;
-		if (isocam_interval_for_alt(dev, best_bytes, tpf))
-			return best;
-	}
+	dev->tp->idle(dev);
 }
 
 /* ---- counters ---- */
@@ -786,20 +524,20 @@ static void isocam_release_held(struct isocam_dev *dev, bool failed)
 }
 
 /*
- * Stream on one alt at interval tpf: select it, set up and start the
- * sensor, then submit the URBs (gspca's order: nothing arrives before the
- * sensor runs). -ENOSPC, quietly, when the host refuses the bandwidth.
- * Bulk has alt 0 only and nothing to select: alt is 0.
+ * Stream on one alt at interval tpf: select it (if the transport has
+ * alts), set up and start the sensor, then submit the URBs (gspca's
+ * order: nothing arrives before the sensor runs). -ENOSPC, quietly, when
+ * the host refuses the bandwidth. Bulk has alt 0 only: alt is 0.
  */
-static int isocam_stream_try(struct isocam_dev *dev, int alt,
-			     const struct v4l2_fract *tpf)
+int isocam_stream_try(struct isocam_dev *dev, int alt,
+		      const struct v4l2_fract *tpf)
 {
 	struct device *d = &dev->intf->dev;
 	unsigned long flags;
 	int ret;
 
-	if (!isocam_is_bulk(dev)) {
-		ret = isocam_set_alt(dev, alt);
+	if (dev->tp->select) {
+		ret = dev->tp->select(dev, alt);
 		if (ret) {
 			/* The interface stays where it was, alt 0. */
 			if (ret != -ENOSPC)
@@ -818,8 +556,7 @@ static int isocam_stream_try(struct isocam_dev *dev, int alt,
 		goto err_alt;
 
 	dev->alt = alt;
-	dev->packet_bytes = isocam_is_bulk(dev) ? ISOCAM_USB_BULK_MAX_PAYLOAD :
-						  dev->alt_bytes[alt];
+	dev->packet_bytes = dev->tp->packet_bytes(dev, alt);
 	ret = isocam_alloc_urbs(dev);
 	if (ret)
 		goto err_alt;
@@ -876,88 +613,11 @@ err_alt:
 	return ret;
 }
 
-/* Bulk: no alt to choose, so no bandwidth to fall back from. */
-static int isocam_stream_start_bulk(struct isocam_dev *dev)
-{
-	struct device *d = &dev->intf->dev;
-	struct v4l2_fract tpf = dev->timeperframe;
-	int ret;
-
-	if (!isocam_bulk_fits(dev->pix.sizeimage, tpf.numerator,
-			      tpf.denominator)) {
-		dev_err(d, "%ux%u at %u/%u s per frame needs more than high-speed bulk carries\n",
-			dev->pix.width, dev->pix.height, tpf.numerator,
-			tpf.denominator);
-		return -ENOSPC;
-	}
-	ret = isocam_stream_try(dev, 0, &tpf);
-	if (ret)
-		return ret;
-	isocam_count(dev, &dev->stats.streams);
-	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, bulk endpoint %u, %u URBs of %u bytes\n",
-		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
-		tpf.numerator, tpf.denominator, dev->ep_num, dev->num_urbs,
-		dev->packet_bytes);
-	return 0;
-}
-
 int isocam_stream_start(struct isocam_dev *dev)
 {
-	struct device *d = &dev->intf->dev;
-	struct v4l2_fract tpf = dev->timeperframe;
-	int alt, first, ret;
-	u32 limit;
-
 	if (dev->disconnected)
 		return -ENODEV;
-	if (isocam_is_bulk(dev))
-		return isocam_stream_start_bulk(dev);
-
-	first = isocam_pick_alt(dev->alt_bytes, dev->num_alts,
-				dev->pix.sizeimage, tpf.numerator,
-				tpf.denominator);
-	if (first <= 0) {
-		dev_err(d, "%ux%u at %u/%u s per frame needs more than the largest alt carries\n",
-			dev->pix.width, dev->pix.height, tpf.numerator,
-			tpf.denominator);
-		return -ENOSPC;
-	}
-
-	/*
-	 * The host may refuse the bandwidth when the alt is selected or, as
-	 * EHCI does, when the URBs are submitted: either way try the smaller
-	 * alts at the longer intervals that fit them, largest first. The
-	 * user's interval stays as set; only this stream runs slower.
-	 */
-	alt = first;
-	limit = dev->alt_bytes[first];
-	for (;;) {
-		ret = isocam_stream_try(dev, alt, &tpf);
-		if (ret != -ENOSPC)
-			break;
-		isocam_count(dev, &dev->stats.enospc_fallbacks);
-		alt = isocam_next_alt(dev, &limit, &tpf);
-		if (alt < 0) {
-			dev_err(d, "host refused bandwidth for alt %d and every smaller alt that could carry %ux%u\n",
-				first, dev->pix.width, dev->pix.height);
-			return -ENOSPC;
-		}
-	}
-	if (ret)
-		return ret;
-
-	if (alt != first)
-		dev_warn(d, "host refused bandwidth for alt %d (%u bytes/uframe); streaming on alt %d (%u bytes/uframe) at %u/%u s per frame instead of %u/%u\n",
-			 first, dev->alt_bytes[first], alt, dev->alt_bytes[alt],
-			 tpf.numerator, tpf.denominator,
-			 dev->timeperframe.numerator,
-			 dev->timeperframe.denominator);
-	isocam_count(dev, &dev->stats.streams);
-	dev_dbg(d, "streaming %ux%u %p4cc at %u/%u s, alt %d (%u bytes), %u URBs x %u packets\n",
-		dev->pix.width, dev->pix.height, &dev->pix.pixelformat,
-		tpf.numerator, tpf.denominator, alt, dev->packet_bytes,
-		dev->num_urbs, dev->num_packets);
-	return 0;
+	return dev->tp->start(dev);
 }
 
 /* Idempotent: stop_streaming after disconnect finds nothing to do. */

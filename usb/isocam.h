@@ -39,10 +39,36 @@
 #define ISOCAM_MAX_URBS		64
 #define ISOCAM_MAX_PACKETS	128
 
-/* How the camera sends its video, from the descriptors at probe. */
-enum isocam_transport {
-	ISOCAM_TRANSPORT_ISO,	/* alts 1..N, one iso IN endpoint each */
-	ISOCAM_TRANSPORT_BULK,	/* alt 0 alone, one bulk IN endpoint */
+struct isocam_dev;
+
+/*
+ * How the camera sends its video (isocam-iso.c, isocam-bulk.c), chosen at
+ * probe from the descriptors: what the stream engine (isocam-video.c)
+ * asks of a transport. Called with dev->lock held, but for init_urb and
+ * reset_urb, which also run in URB completion.
+ */
+struct isocam_transport {
+	const char *name;	/* "iso" or "bulk", as debugfs says it */
+	/* URBs to keep in flight; isochronous packets in each (bulk: 0) */
+	unsigned int (*urb_count)(void);
+	unsigned int (*urb_packets)(void);
+	/* an allocated URB made the transport's; one made ready again */
+	void (*init_urb)(struct isocam_dev *dev, struct urb *urb);
+	void (*reset_urb)(struct isocam_dev *dev, struct urb *urb);
+	/* how long a stop lets the URBs in flight come back by themselves */
+	unsigned int (*drain_ms)(const struct isocam_dev *dev);
+	/* may a format of sizeimage bytes stream at tpf? */
+	bool (*fits)(struct isocam_dev *dev, u32 sizeimage,
+		     const struct v4l2_fract *tpf);
+	/* select alt before the sensor starts (NULL: nothing to select) */
+	int (*select)(struct isocam_dev *dev, int alt);
+	u32 (*packet_bytes)(const struct isocam_dev *dev, int alt);
+	/* start a stream (through isocam_stream_try()); tell it is off */
+	int (*start)(struct isocam_dev *dev);
+	void (*idle)(struct isocam_dev *dev);
+	/* the probe line's words, and LOG_STATUS's line */
+	void (*describe)(struct isocam_dev *dev, char *buf, size_t len);
+	void (*log_status)(struct isocam_dev *dev);
 };
 
 struct isocam_buffer {
@@ -116,7 +142,7 @@ struct isocam_dev {
 	bool has_jpeg;
 	struct v4l2_ctrl *jpeg_quality;
 
-	enum isocam_transport transport;
+	const struct isocam_transport *tp;
 	/* From the descriptors: payload bytes per microframe, by alt number. */
 	u32 alt_bytes[ISOCAM_MAX_ALTS];
 	unsigned int num_alts;	/* highest alt number + 1 */
@@ -198,11 +224,6 @@ static inline struct isocam_dev *to_isocam(struct v4l2_device *v4l2_dev)
 	return container_of(v4l2_dev, struct isocam_dev, v4l2_dev);
 }
 
-static inline bool isocam_is_bulk(const struct isocam_dev *dev)
-{
-	return dev->transport == ISOCAM_TRANSPORT_BULK;
-}
-
 /* One of dev->stats, by one: every counter is written under slock. */
 static inline void isocam_count(struct isocam_dev *dev, u32 *counter)
 {
@@ -224,10 +245,8 @@ static inline bool isocam_urb_gone(int status)
 }
 
 /* isocam-bulk.c */
+extern const struct isocam_transport isocam_bulk_transport;
 int isocam_bulk_parse(struct isocam_dev *dev);
-void isocam_bulk_init_urb(struct isocam_dev *dev, struct urb *urb);
-void isocam_bulk_urb_reset(struct isocam_dev *dev, struct urb *urb);
-void isocam_bulk_clear_halt(struct isocam_dev *dev);
 
 /* isocam-codec.c */
 int isocam_codec_probe(struct isocam_dev *dev);
@@ -249,7 +268,10 @@ void isocam_i2c_unregister_async(struct isocam_dev *dev,
 				 struct workqueue_struct *wq);
 
 /* isocam-video.c */
+extern const struct kernel_param_ops isocam_urbs_param_ops;
 int isocam_sensor_setup(struct isocam_dev *dev);
+int isocam_stream_try(struct isocam_dev *dev, int alt,
+		      const struct v4l2_fract *tpf);
 void isocam_stream_init(struct isocam_dev *dev);
 int isocam_stream_start(struct isocam_dev *dev);
 void isocam_stream_stop(struct isocam_dev *dev);
@@ -263,6 +285,10 @@ void isocam_urb_account(struct isocam_dev *dev, u64 start_ns, bool irqs_off,
 			u32 bad_urbs, u32 bad_descs, u32 packet_errors);
 void isocam_urb_error(struct isocam_dev *dev, int status);
 void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb);
+
+/* isocam-iso.c */
+extern const struct isocam_transport isocam_iso_transport;
+int isocam_iso_parse(struct isocam_dev *dev);
 
 /* isocam-media.c */
 void isocam_media_init(struct isocam_dev *dev);
