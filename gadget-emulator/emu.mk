@@ -1,22 +1,24 @@
-# isocam-emu: the emulated camera served over USB/IP or FunctionFS.
+# isocam-emu: the emulated camera (model.mk's layers) served by one of
+# two transports, each in its own folder, neither reaching the other:
+#   usbip/  the USB/IP codec, the server, a session per imported camera
+#   ffs/    a real USB gadget through configfs and FunctionFS
+# main.c picks one.
 include $(ROOT)/gadget-emulator/model.mk
 
-EMU_DIR := $(ROOT)/gadget-emulator
-# Everything USB and network (this file's owner), USB/IP and FunctionFS
-# (ffs_*, configfs_gadget); model.mk has the insides.
-EMU_USB_SRCS := $(EMU_DIR)/usbip_proto.c $(EMU_DIR)/usb_descriptors.c \
-	$(EMU_DIR)/i2c_bus.c $(EMU_DIR)/bridge.c $(EMU_DIR)/fault.c \
-	$(EMU_DIR)/log.c $(EMU_DIR)/usbip_reply.c $(EMU_DIR)/usbip_session.c \
-	$(EMU_DIR)/usbip_server.c $(EMU_DIR)/ffs_ep0.c \
-	$(EMU_DIR)/configfs_gadget.c $(EMU_DIR)/ffs_video.c \
-	$(EMU_DIR)/ffs_gadget.c
-EMU_SRCS := $(EMU_USB_SRCS) $(EMU_MODEL_SRCS)
-EMU_HDRS := $(wildcard $(EMU_DIR)/*.h) $(wildcard $(ROOT)/include/isocam/*.h)
+EMU_USBIP_SRCS := $(EMU_DIR)/usbip/usbip_proto.c \
+	$(EMU_DIR)/usbip/usbip_reply.c $(EMU_DIR)/usbip/usbip_hostile.c \
+	$(EMU_DIR)/usbip/usbip_device.c $(EMU_DIR)/usbip/usbip_session.c \
+	$(EMU_DIR)/usbip/usbip_server.c
+EMU_FFS_SRCS := $(EMU_DIR)/ffs/ffs_ep0.c $(EMU_DIR)/ffs/configfs_gadget.c \
+	$(EMU_DIR)/ffs/ffs_video.c $(EMU_DIR)/ffs/ffs_gadget.c
+EMU_SRCS := $(EMU_UTIL_SRCS) $(EMU_FAULT_SRCS) $(EMU_DEVICE_SRCS) \
+	$(EMU_MODEL_SRCS) $(EMU_USBIP_SRCS) $(EMU_FFS_SRCS)
+EMU_HDRS := $(EMU_MODEL_HDRS)
 
 EMU_BIN := $(BUILD)/isocam-emu
 USER_BINS += $(EMU_BIN)
 
 $(EMU_BIN): $(EMU_DIR)/main.c $(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(EMU_DIR) -o $@ $(filter %.c,$^) \
+	$(CC) $(USER_CFLAGS) $(EMU_INCLUDES) -o $@ $(filter %.c,$^) \
 		$(EMU_MODEL_LIBS)

@@ -1,18 +1,33 @@
-# The camera's insides: sensor register file, scene, video packetizer and
-# its JPEG encoder. Sources listed here are linked into isocam-emu and the
-# test tools, with $(EMU_MODEL_LIBS).
-# scene.c alone is the reference renderer the test tools need (it has no
-# dependency on the rest), hence its own variable; mjpeg.c (the bridge's
-# JPEG encoder, on libjpeg-turbo's libjpeg API) likewise.
-EMU_SCENE_SRCS := $(ROOT)/gadget-emulator/scene.c
-EMU_MJPEG_SRCS := $(ROOT)/gadget-emulator/mjpeg.c
+# The camera's insides, one folder a layer, each using only those below:
+#   util/     logging, buffer growth
+#   picture/  the scene (the reference renderer the test tools share) and
+#             the bridge's JPEG encoder (libjpeg-turbo's libjpeg API)
+#   faults/   rate-driven faults and hostile modes (what the camera lies
+#             about, in device terms)
+#   device/   the bridge chip: descriptors, vendor requests, i2c bus, the
+#             IC1280 sensor's registers, the video packetizer
+# Transports (usbip/, ffs/) are emu.mk's. Headers are included by name;
+# EMU_INCLUDES puts every layer on the path.
+EMU_DIR := $(ROOT)/gadget-emulator
+EMU_INCLUDES := -I$(EMU_DIR)/util -I$(EMU_DIR)/picture -I$(EMU_DIR)/faults \
+	-I$(EMU_DIR)/device -I$(EMU_DIR)/usbip -I$(EMU_DIR)/ffs
+
+EMU_UTIL_SRCS := $(EMU_DIR)/util/log.c
+EMU_SCENE_SRCS := $(EMU_DIR)/picture/scene.c
+EMU_MJPEG_SRCS := $(EMU_DIR)/picture/mjpeg.c
 EMU_MJPEG_LIBS := -ljpeg
+EMU_FAULT_SRCS := $(EMU_DIR)/faults/fault.c
 # hostile.c: the packetizer's hostile payload modes live there (it needs
 # nothing else), so every user of the packetizer links it.
-EMU_MODEL_SRCS := $(ROOT)/gadget-emulator/ic1280_model.c \
+EMU_HOSTILE_SRCS := $(EMU_DIR)/faults/hostile.c
+# The sensor and the packetizer: what the test tools and the model's
+# unit tests link.
+EMU_MODEL_SRCS := $(EMU_DIR)/device/ic1280_model.c \
 	$(EMU_SCENE_SRCS) $(EMU_MJPEG_SRCS) \
-	$(ROOT)/gadget-emulator/video_stream.c \
-	$(ROOT)/gadget-emulator/hostile.c
+	$(EMU_DIR)/device/video_stream.c $(EMU_HOSTILE_SRCS)
 EMU_MODEL_LIBS := $(EMU_MJPEG_LIBS)
-EMU_MODEL_HDRS := $(wildcard $(ROOT)/gadget-emulator/*.h) \
+# The rest of the device: descriptors, the bridge, its i2c bus.
+EMU_DEVICE_SRCS := $(EMU_DIR)/device/usb_descriptors.c \
+	$(EMU_DIR)/device/i2c_bus.c $(EMU_DIR)/device/bridge.c
+EMU_MODEL_HDRS := $(wildcard $(EMU_DIR)/*/*.h) \
 	$(wildcard $(ROOT)/include/isocam/*.h)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * One emulated camera as the server sees it: its bus id, its bridge (and
+ * One emulated camera as the USB/IP server sees it: its bus id, its bridge (and
  * so its sensor, video pipe and faults), and who has imported it.
  */
-#ifndef ISOCAM_EMU_CAMERA_H
-#define ISOCAM_EMU_CAMERA_H
+#ifndef ISOCAM_EMU_USBIP_CAMERA_H
+#define ISOCAM_EMU_USBIP_CAMERA_H
 
 #include <pthread.h>
 #include <stdbool.h>
@@ -46,9 +46,4 @@ struct emu_camera {
 	uint64_t status_ns;
 };
 
-/* The usbip_usb_device this camera advertises. */
-void emu_camera_usbip_device(const struct emu_camera *cam,
-			     struct usbip_usb_device *d);
-extern const struct usbip_usb_interface emu_camera_interfaces[1];
-
-#endif /* ISOCAM_EMU_CAMERA_H */
+#endif /* ISOCAM_EMU_USBIP_CAMERA_H */

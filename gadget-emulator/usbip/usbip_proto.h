@@ -13,6 +13,8 @@
 #include <stdint.h>
 
 #define USBIP_VERSION			0x0111
+/* one microframe of bus time (high speed) */
+#define USBIP_MICROFRAME_NS		125000ull
 
 /* Connection setup ("op") messages. */
 #define USBIP_OP_REQ_DEVLIST		0x8005

@@ -13,7 +13,7 @@
 #include <sys/uio.h>
 
 #include "grow.h"
-#include "usbip_server.h"
+#include "usbip_proto.h"
 #include "video_stream.h"
 
 void usbip_reply_reset(struct usbip_reply *r)

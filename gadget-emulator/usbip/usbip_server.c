@@ -23,11 +23,12 @@
 #include <isocam/usb.h>
 
 #include "bridge.h"
-#include "camera.h"
+#include "usbip_camera.h"
 #include "fault.h"
 #include "hostile.h"
 #include "log.h"
 #include "usbip_proto.h"
+#include "usbip_device.h"
 #include "usbip_session.h"
 #include "video_stream.h"
 
@@ -55,30 +56,6 @@ struct usbip_server {
 	unsigned long refused;
 	uint64_t refused_log_ns;
 };
-
-const struct usbip_usb_interface emu_camera_interfaces[1] = { {
-	.bInterfaceClass = ISOCAM_USB_IFACE_CLASS,
-	.bInterfaceSubClass = ISOCAM_USB_IFACE_SUBCLASS,
-	.bInterfaceProtocol = ISOCAM_USB_IFACE_PROTOCOL,
-} };
-
-void emu_camera_usbip_device(const struct emu_camera *cam,
-			     struct usbip_usb_device *d)
-{
-	memset(d, 0, sizeof(*d));
-	snprintf(d->path, sizeof(d->path),
-		 "/sys/devices/platform/isocam-emu/usb1/%s", cam->busid);
-	snprintf(d->busid, sizeof(d->busid), "%s", cam->busid);
-	d->busnum = 1;
-	d->devnum = cam->index + 1;
-	d->speed = USBIP_SPEED_HIGH;
-	d->idVendor = ISOCAM_USB_VID;
-	d->idProduct = ISOCAM_USB_PID;
-	d->bcdDevice = ISOCAM_USB_BCD_DEVICE;
-	d->bConfigurationValue = ISOCAM_USB_CONFIG_VALUE;
-	d->bNumConfigurations = 1;
-	d->bNumInterfaces = 1;
-}
 
 static uint64_t now_ns(void)
 {

@@ -18,8 +18,6 @@
 #define USBIP_SERVER_MAX_CAMERAS	32
 #define USBIP_SERVER_DEFAULT_PORT	3240
 #define USBIP_SERVER_DEFAULT_BIND	"127.0.0.1"
-/* one microframe of bus time */
-#define USBIP_MICROFRAME_NS		125000ull
 #define USBIP_DEFAULT_LATE_TOLERANCE_MS	1000
 /*
  * What a hostile client may hold (usbip_session.h for the URB side).

@@ -25,15 +25,16 @@
 #include <linux/usb/ch9.h>
 
 #include "bridge.h"
-#include "camera.h"
 #include "fault.h"
 #include "grow.h"
 #include "hostile.h"
 #include "log.h"
 #include "usb_descriptors.h"
+#include "usbip_camera.h"
+#include "usbip_device.h"
+#include "usbip_hostile.h"
 #include "usbip_proto.h"
 #include "usbip_reply.h"
-#include "usbip_server.h"
 #include "video_stream.h"
 
 #define ISO_EP		(ISOCAM_USB_ISO_EP_ADDR & 0x0f)

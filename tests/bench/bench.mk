@@ -3,9 +3,9 @@
 # the release flags: it measures what isocam-emu runs.
 $(BUILD)/bench/bench_scene: $(ROOT)/tests/bench/bench_scene.c \
 		$(ROOT)/tests/bench/bench_ref.h \
-		$(EMU_MODEL_SRCS) $(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_HDRS)
+		$(EMU_MODEL_SRCS) $(EMU_FAULT_SRCS) $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
+	$(CC) $(USER_CFLAGS) $(EMU_INCLUDES) -o $@ $(filter %.c,$^) \
 		$(EMU_MODEL_LIBS)
 
 BENCHES += $(BUILD)/bench/bench_scene
@@ -16,7 +16,7 @@ $(BUILD)/bench/bench_mjpeg: $(ROOT)/tests/bench/bench_mjpeg.c \
 		$(ROOT)/tests/bench/bench_ref.h \
 		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
+	$(CC) $(USER_CFLAGS) $(EMU_INCLUDES) -o $@ $(filter %.c,$^) \
 		$(EMU_MJPEG_LIBS)
 
 BENCHES += $(BUILD)/bench/bench_mjpeg

@@ -3,7 +3,7 @@
 $(BUILD)/bench/bench_usbip: $(ROOT)/tests/bench/bench_usbip.c $(EMU_SRCS) \
 		$(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ $(filter %.c,$^) \
+	$(CC) $(USER_CFLAGS) $(EMU_INCLUDES) -o $@ $(filter %.c,$^) \
 		$(EMU_MODEL_LIBS)
 
 BENCHES += $(BUILD)/bench/bench_usbip

@@ -4,10 +4,10 @@
 FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_usbip
 
 $(BUILD)/fuzz/fuzz_usbip: $(ROOT)/tests/fuzz/fuzz_usbip.c \
-		$(ROOT)/gadget-emulator/usbip_proto.c \
-		$(ROOT)/gadget-emulator/usbip_proto.h
+		$(EMU_DIR)/usbip/usbip_proto.c \
+		$(EMU_DIR)/usbip/usbip_proto.h
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -I$(ROOT)/gadget-emulator -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) $(EMU_INCLUDES) -o $@ \
 		$(filter %.c,$^)
 
 # Stateful target: the whole emulated camera (server, session, bridge,
@@ -20,7 +20,7 @@ FUZZ_TARGETS += $(BUILD)/fuzz/fuzz_session
 $(BUILD)/fuzz/fuzz_session: $(ROOT)/tests/fuzz/fuzz_session.c \
 		$(ROOT)/tests/fuzz/fuzz_session.h $(EMU_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(FUZZ_CFLAGS) -pthread -I$(ROOT)/gadget-emulator -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) -pthread $(EMU_INCLUDES) -o $@ \
 		$(filter-out %/log.c,$(filter %.c,$^)) $(EMU_MODEL_LIBS)
 
 $(BUILD)/tests/gen_session_corpus: $(ROOT)/tests/fuzz/gen_session_corpus.c \

@@ -10,7 +10,7 @@ $(ISOCAM_CHECK): $(ROOT)/tests/tools/isocam-check.c $(EMU_SCENE_SRCS) \
 		$(EMU_MJPEG_SRCS) $(JPEG_DECODE_SRCS) $(EMU_MODEL_HDRS) \
 		$(JPEG_DECODE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/gadget-emulator -I$(ROOT)/tests/tools \
+	$(CC) $(USER_CFLAGS) $(EMU_INCLUDES) -I$(ROOT)/tests/tools \
 		-o $@ $(filter %.c,$^) $(EMU_MJPEG_LIBS) -lm
 
 USER_BINS += $(ISOCAM_CHECK)
@@ -21,7 +21,7 @@ $(BUILD)/tests/test_isocam_check: $(ROOT)/tests/tools/test_isocam_check.c \
 		$(EMU_SCENE_SRCS) $(EMU_MJPEG_SRCS) $(EMU_MODEL_HDRS) \
 		$(ISOCAM_CHECK)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator \
+	$(CC) $(TEST_CFLAGS) $(EMU_INCLUDES) \
 		-DISOCAM_CHECK='"$(ISOCAM_CHECK)"' -o $@ $(filter %.c,$^) -lcmocka \
 		$(EMU_MJPEG_LIBS)
 

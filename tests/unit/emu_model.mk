@@ -1,9 +1,9 @@
 # Host unit tests of the emulated camera's insides: the ic1280 register
 # file, the scene renderer, the bridge's packetizer and JPEG encoder.
-EMU_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
+EMU_UNIT_CFLAGS := $(TEST_CFLAGS) $(EMU_INCLUDES)
 
 $(BUILD)/tests/test_emu_sensor: $(ROOT)/tests/unit/test_emu_sensor.c \
-		$(ROOT)/gadget-emulator/ic1280_model.c $(EMU_MODEL_HDRS)
+		$(EMU_DIR)/device/ic1280_model.c $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 

@@ -1,15 +1,15 @@
 # Host unit tests of isocam-emu's USB and network side: the USB/IP codec,
 # the bridge (descriptors, ep0, vendor i2c), fault injection, video
 # replies as gather lists and a whole server session over a socketpair.
-EMU_USB_UNIT_CFLAGS := $(TEST_CFLAGS) -I$(ROOT)/gadget-emulator
+EMU_USB_UNIT_CFLAGS := $(TEST_CFLAGS) $(EMU_INCLUDES)
 
 $(BUILD)/tests/test_emu_usbip: $(ROOT)/tests/unit/test_emu_usbip.c \
-		$(ROOT)/gadget-emulator/usbip_proto.c $(EMU_HDRS)
+		$(EMU_DIR)/usbip/usbip_proto.c $(EMU_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
 $(BUILD)/tests/test_emu_fault: $(ROOT)/tests/unit/test_emu_fault.c \
-		$(ROOT)/gadget-emulator/fault.c $(EMU_HDRS)
+		$(EMU_FAULT_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
@@ -34,9 +34,9 @@ $(BUILD)/tests/test_emu_hostile: $(ROOT)/tests/unit/test_emu_hostile.c \
 
 # Video replies sent from the frame buffer against copied ones.
 $(BUILD)/tests/test_emu_reply: $(ROOT)/tests/unit/test_emu_reply.c \
-		$(ROOT)/gadget-emulator/usbip_reply.c \
-		$(ROOT)/gadget-emulator/usbip_proto.c \
-		$(ROOT)/gadget-emulator/fault.c $(EMU_MODEL_SRCS) $(EMU_HDRS)
+		$(EMU_DIR)/usbip/usbip_reply.c \
+		$(EMU_DIR)/usbip/usbip_proto.c \
+		$(EMU_FAULT_SRCS) $(EMU_MODEL_SRCS) $(EMU_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
 		$(EMU_MODEL_LIBS)

@@ -32,6 +32,7 @@
 
 #include "bridge.h"
 #include "hostile.h"
+#include "usbip_hostile.h"
 #include "usb_descriptors.h"
 #include "usbip_proto.h"
 #include "usbip_server.h"

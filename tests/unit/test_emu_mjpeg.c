@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of gadget-emulator/mjpeg.c: every frame is a valid baseline
+ * Unit tests of gadget-emulator/picture/mjpeg.c: every frame is a valid baseline
  * JPEG of the scene at its scroll, its stamp rides in the COM segment,
  * and rotating restart-marked MCUs is exact: a frame scrolled by r + 16k
  * pixels decodes to the frame scrolled by r, rotated by 16k pixels.

@@ -7,6 +7,6 @@ USER_BINS += $(USBCHECK_BIN)
 $(USBCHECK_BIN): $(ROOT)/tests/usb/isocam-usbcheck.c $(CORE_SRCS) \
 		$(EMU_SCENE_SRCS) $(CORE_HDRS) $(EMU_MODEL_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -I$(ROOT)/core -I$(ROOT)/gadget-emulator \
+	$(CC) $(USER_CFLAGS) -I$(ROOT)/core $(EMU_INCLUDES) \
 		$$(pkg-config --cflags libusb-1.0) -o $@ $(filter %.c,$^) \
 		$$(pkg-config --libs libusb-1.0)

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The usbip_usb_device (and its one interface) a camera advertises, for
+ * the device list (usbip_server.c) and the import reply (usbip_session.c).
+ */
+#ifndef ISOCAM_EMU_USBIP_DEVICE_H
+#define ISOCAM_EMU_USBIP_DEVICE_H
+
+#include "usbip_camera.h"
+#include "usbip_proto.h"
+
+void emu_camera_usbip_device(const struct emu_camera *cam,
+			     struct usbip_usb_device *d);
+extern const struct usbip_usb_interface emu_camera_interfaces[1];
+
+#endif /* ISOCAM_EMU_USBIP_DEVICE_H */
