@@ -19,9 +19,10 @@ MODEs:
   dmabuf   /dev/videoN: exports buffer 0 as a DMABUF, hands it to a child
            that maps it, and closes the node; after: the child still reads
            the mapping, then unmaps and closes it
-  i2cfirst an adapter name prefix instead of PATH: waits for that adapter's
-           /dev/i2c-N to appear (as soon as the bridge's probe registers
-           it) and opens it; after: a transfer fails, closes
+  i2cfirst an adapter name prefix instead of PATH: creates READY.polling,
+           waits for that adapter's /dev/i2c-N to appear (as soon as the
+           bridge's probe registers it) and opens it; after: a transfer
+           fails, closes
   timeout0 /dev/i2c-N: I2C_TIMEOUT 0 (no READY/GO); a transfer must end
            within 10 s, whatever the device does
   subdev   /dev/v4l-subdevN: reads the active format and subscribes to
@@ -133,6 +134,7 @@ def i2c_dev_named(prefix):
 
 def mode_i2cfirst(prefix, ready, go):
     deadline = time.monotonic() + 60
+    open(ready + ".polling", "w").close()
     while True:
         path = i2c_dev_named(prefix)
         try:

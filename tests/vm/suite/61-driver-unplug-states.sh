@@ -145,11 +145,13 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 	held=
 	for try in 1 2 3; do
 		echo 1 >"$FF/times"
-		rm -f /tmp/ready /tmp/go
+		rm -f /tmp/ready /tmp/ready.polling /tmp/go
 		python3 "$ISOCAM_ROOT/tests/vm/holder.py" i2cfirst "isocam i2c" /tmp/ready /tmp/go \
 			>"$RESULTS/holder-i2cfirst.log" 2>&1 &
 		BG_PID=$!
 		camera_track "$BG_PID"
+		# (Python takes a while to start on the debug kernel.)
+		wait_for "[ -e /tmp/ready.polling ]" 30 "the i2cfirst holder to poll"
 		kmsg_mark "probe-unwind-$try"
 		usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
 			fail "usbip attach failed"
