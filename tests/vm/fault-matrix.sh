@@ -76,8 +76,7 @@ _matrix_plug() {
 	local tag=$1 start=$SECONDS why_at='' idle_at=$SECONDS scan_at=-1
 	BOUND=0
 	PROBE_WHY=
-	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null 2>&1 ||
-		{ PROBE_WHY="attach failed"; return 0; }
+	usbip_attach 1-1 2>/dev/null || { PROBE_WHY="attach failed"; return 0; }
 	while [ $((SECONDS - start)) -lt 30 ]; do
 		if NODE=$(cam_node); then
 			driver_debugfs

@@ -8,6 +8,7 @@
 #                             $RESULTS/isocam-emu-N.log ($CAMERA_EMU_LOG);
 #                             returns once it listens. $EMU_PID, $EMU_PORT.
 #   stop_emu                  SIGTERM it and check it shut down cleanly
+#   usbip_attach [BUSID]      usbip attach (default 1-1), its status only
 #   attach_camera [BUSID]     modprobe vhci-hcd, usbip attach (default 1-1),
 #                             wait for the USB device in sysfs
 #   detach_camera             usbip detach every port in use; wait until the
@@ -19,7 +20,7 @@
 #   camera_start [--expect-fail] [ARGS...]
 #                             modules loaded, emulator started with ARGS,
 #                             camera 1-1 attached; unless --expect-fail,
-#                             waits for its video node: $CAMERA_VIDEO
+#                             waits for its video node: $NODE
 #   camera_video_node [BUSID] /dev/videoN of the camera imported from BUSID
 #                             (default: the first found), or fails
 #   camera_stop               detach, stop the emulator
@@ -185,13 +186,19 @@ find_usb_dev() {
 	return 1
 }
 
+# usbip_attach [BUSID]: usbip attach of camera BUSID (default 1-1) with
+# its status, nothing waited for: the one place the suite plugs a camera
+# (attach_camera waits for it; a test of a refused plug looks itself).
+usbip_attach() {
+	timeout 20 usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b "${1:-1-1}" >/dev/null
+}
+
 attach_camera() {
 	local busid=${1:-1-1} dev
 	require_cmd usbip
 	module_loaded vhci_hcd || modprobe vhci-hcd || fail "modprobe vhci-hcd failed"
 	wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
-	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b "$busid" ||
-		fail "usbip attach -r 127.0.0.1 -b $busid failed"
+	usbip_attach "$busid" || fail "usbip attach -r 127.0.0.1 -b $busid failed"
 	wait_for "find_usb_dev $busid >/dev/null" 20 "the camera $busid to enumerate"
 	dev=$(find_usb_dev "$busid")
 	# the interface exists once usbcore has configured the device
@@ -247,11 +254,11 @@ camera_start() {
 	load_isocam_modules
 	start_emu "$@"
 	attach_camera 1-1
-	CAMERA_VIDEO=
+	NODE=
 	if [ "$expect_fail" = 0 ]; then
 		wait_for 'camera_video_node >/dev/null' 20 "the camera's video node"
-		CAMERA_VIDEO=$(camera_video_node)
-		wait_for "[ -c $CAMERA_VIDEO ]" 10 "$CAMERA_VIDEO in devtmpfs"
+		NODE=$(camera_video_node)
+		wait_for "[ -c $NODE ]" 10 "$NODE in devtmpfs"
 	fi
 }
 

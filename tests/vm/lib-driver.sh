@@ -115,17 +115,18 @@ driver_setup() {
 	wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
 }
 
-# plug: attach camera 1-1 and wait for the driver; sets NODE, INTF, DBG.
+# plug: attach camera 1-1 (lib-camera.sh) and wait for the driver; sets
+# NODE, INTF, DBG.
 plug() {
-	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
-		fail "usbip attach failed"
+	usbip_attach 1-1 || fail "usbip attach failed"
 	wait_for 'NODE=$(cam_node)' 30 "the isocam video node"
 	driver_debugfs
 }
 
-# unplug: detach port 0 and wait until every trace of the driver is gone.
+# unplug: detach the camera (lib-camera.sh) and wait until every trace of
+# the driver is gone.
 unplug() {
-	usbip detach -p 0 >/dev/null || fail "usbip detach -p 0 failed"
+	detach_camera
 	wait_for no_isocam_left 20 "the driver's sysfs and debugfs entries to go"
 	[ ! -e "/sys/class/video4linux/${NODE#/dev/}" ] || fail "$NODE is still registered"
 }
@@ -153,7 +154,6 @@ stamps_camera_start() {
 # shellcheck disable=SC2120 # the scripts that source this pass ARGS
 camera_start_vga() {
 	camera_start "$@"
-	NODE=$CAMERA_VIDEO
 	driver_debugfs
 	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV \
 		--set-parm=30 >/dev/null || fail "cannot set 640x480 YUYV at 30 fps"

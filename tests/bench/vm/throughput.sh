@@ -21,7 +21,6 @@ FRAMES=300
 [ ! -r "$ISOCAM_BUILD/bench/tp-frames" ] || FRAMES=$(cat "$ISOCAM_BUILD/bench/tp-frames")
 
 camera_start
-NODE=$CAMERA_VIDEO
 driver_debugfs
 
 # rate FOURCC W H FPS [NODE]: stream FRAMES frames from NODE (default

@@ -147,7 +147,6 @@ menu_items() {
 # ============================================================================
 step "camera attached, emulator logging i2c writes"
 camera_start -v
-NODE=$CAMERA_VIDEO
 log "video node $NODE, emulator log $CAMERA_EMU_LOG"
 wait_for 'client_dir >/dev/null' 10 "an ic1280 client bound at $ADDR_HEX"
 CLIENT=$(client_dir)

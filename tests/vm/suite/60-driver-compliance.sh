@@ -13,7 +13,6 @@
 require_cmd v4l2-compliance v4l2-ctl
 
 camera_start
-NODE=$CAMERA_VIDEO
 driver_debugfs
 
 step "v4l2-compliance -d $NODE -s -f"

@@ -59,7 +59,6 @@ echo "$urbs" >"$P/num_urbs"
 log "num_urbs, bulk_urbs, num_packets: out of range refused; in range taken"
 
 camera_start -v
-NODE=$CAMERA_VIDEO
 driver_debugfs
 
 step "nodes"

@@ -29,7 +29,6 @@ cleanup() {
 trap cleanup EXIT
 
 camera_start
-NODE=$CAMERA_VIDEO
 driver_debugfs
 log "camera at $NODE, counters in $DBG"
 

@@ -153,8 +153,7 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 		# (Python takes a while to start on the debug kernel.)
 		wait_for "[ -e /tmp/ready.polling ]" 30 "the i2cfirst holder to poll"
 		kmsg_mark "probe-unwind-$try"
-		usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
-			fail "usbip attach failed"
+		usbip_attach 1-1 || fail "usbip attach failed"
 		# An unplug's teardown never waits for userspace: neither may this.
 		wait_for "dmesg | kmsg_after_mark probe-unwind-$try | grep -q 'isocam.* failed with error -12'" 20 \
 			"the failed probe to end"

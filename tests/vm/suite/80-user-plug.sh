@@ -53,8 +53,7 @@ worst=0
 for i in 1 2 3; do
 	step "plug $i"
 	t0=$EPOCHREALTIME
-	usbip --tcp-port "$EMU_PORT" attach -r 127.0.0.1 -b 1-1 >/dev/null ||
-		fail "usbip attach failed"
+	usbip_attach 1-1 || fail "usbip attach failed"
 	until find_nodes && has_controls; do
 		ms=$(((${EPOCHREALTIME/./} - ${t0/./}) / 1000))
 		[ "$ms" -lt 5000 ] || fail "plug $i: after ${ms} ms: video '$VIDEO' i2c '$I2C' sensor '$SENSOR'"

@@ -14,7 +14,6 @@ CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
 camera_start
-NODE=$CAMERA_VIDEO
 log "camera at $NODE"
 
 # ffcap PIXFMT WxH FPS FRAMES CHECKFMT

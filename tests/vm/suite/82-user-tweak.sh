@@ -22,7 +22,6 @@ regs_h=$ISOCAM_ROOT/include/isocam/ic1280_regs.h
 FLIP_H=$(($(awk '$1 == "#define" && $2 == "IC1280_FLIP_H" { print $3 }' "$regs_h")))
 
 camera_start -v
-NODE=$CAMERA_VIDEO
 driver_debugfs
 
 # Manual exposure: with auto exposure on, the sensor owns exposure and

@@ -19,7 +19,6 @@ CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
 camera_start -v
-NODE=$CAMERA_VIDEO
 driver_debugfs
 
 step "a format set by one process is what the next one gets"

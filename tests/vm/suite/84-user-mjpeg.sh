@@ -20,7 +20,6 @@ STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
 
 camera_start
-NODE=$CAMERA_VIDEO
 driver_debugfs
 log "camera at $NODE"
 

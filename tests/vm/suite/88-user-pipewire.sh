@@ -27,7 +27,6 @@ trap _pw_cleanup EXIT
 
 udevd_start
 camera_start
-NODE=$CAMERA_VIDEO
 udevadm settle -t 20 || true
 log "$NODE: $(udevadm info -q property -n "$NODE" | grep -E '^ID_V4L_CAPABILITIES=' || echo 'no ID_V4L_CAPABILITIES')"
 
