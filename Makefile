@@ -73,6 +73,7 @@ modules:
 
 include $(ROOT)/core/core.mk
 include $(ROOT)/gadget-emulator/emu.mk
+include $(ROOT)/tools/isocam-check/isocam-check.mk
 include $(ROOT)/tests/tests.mk
 
 userspace: $(USER_BINS)

@@ -24,7 +24,7 @@ $(BUILD)/tests/test_emu_mjpeg: $(ROOT)/tests/unit/test_emu_mjpeg.c \
 		$(EMU_MJPEG_SRCS) $(EMU_SCENE_SRCS) $(JPEG_DECODE_SRCS) \
 		$(EMU_MODEL_HDRS) $(JPEG_DECODE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_UNIT_CFLAGS) -I$(ROOT)/tests/tools -o $@ $(filter %.c,$^) \
+	$(CC) $(EMU_UNIT_CFLAGS) -I$(ISOCAM_CHECK_DIR) -o $@ $(filter %.c,$^) \
 		-lcmocka $(EMU_MJPEG_LIBS) -lm
 
 UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
