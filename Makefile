@@ -97,13 +97,16 @@ vmtest: deps kernel
 vmtest-run: all
 	$(ROOT)/scripts/vmtest.sh
 
-# The lifetime scripts alone (unplug in every state, every pair of
-# handles held across it, the media graph's nodes) on KERNEL=; on the
-# debug kernel: make check-debug DEBUG_SCRIPTS="$(LIFETIME_SCRIPTS)".
+# The lifetime scripts alone (unplug in every state, every subset of
+# handle kinds held across it, the media graph's nodes) on KERNEL=; on
+# the debug kernel: HANDLE_SUBSETS=all make check-debug
+# DEBUG_SCRIPTS="$(LIFETIME_SCRIPTS)". HANDLE_SEED= repeats a run's
+# close orders.
 LIFETIME_SCRIPTS := 60-driver-unplug 60-driver-unplug-stream \
 	61-driver-unplug-states 61-driver-unplug-handles 65-driver-media
 lifetime:
-	$(MAKE) -C $(ROOT) vmtest VM_SCRIPTS="$(LIFETIME_SCRIPTS)"
+	HANDLE_SUBSETS=all VM_TIMEOUT=$${VM_TIMEOUT:-3600} \
+		$(MAKE) -C $(ROOT) vmtest VM_SCRIPTS="$(LIFETIME_SCRIPTS)"
 
 # The VM suite on the debug kernel (scripts/check-debug.sh): it builds
 # that kernel once into /var/cache/isocam/ and the modules for it into

@@ -181,7 +181,8 @@ echo "run-shards: the five slowest scripts:" >&2
 sed 's/^/run-shards:   /' "$OUT/slowest.txt" >&2
 
 # A whole run (every row, every pair) is the weight of the next one.
-if [ -z "${MATRIX_ONLY:-}" ] && [ -z "${HANDLE_PAIRS:-}" ] && [ -s "$OUT/times.txt" ]; then
+if [ -z "${MATRIX_ONLY:-}" ] && [ -z "${HANDLE_PAIRS:-}" ] && [ -z "${HANDLE_SUBSETS:-}" ] &&
+	[ -s "$OUT/times.txt" ]; then
 	mkdir -p "$(dirname "$TIMES")"
 	{
 		[ ! -f "$TIMES" ] || awk 'NR == FNR { seen[$1] = 1; next } !($1 in seen)' "$OUT/times.txt" "$TIMES"

@@ -47,6 +47,8 @@
 #                 fault matrix's rows to run (62-driver-fault-*.sh)
 #   HANDLE_PAIRS  passed on likewise: the handle pairs to run
 #                 (61-driver-unplug-handles.sh)
+#   HANDLE_SUBSETS, HANDLE_SEED  passed on likewise: all runs every subset
+#                 of handle kinds there, closed in orders from the seed
 #   ISOCAM_DEMO_GADGET  passed on likewise: 1 makes the demo's guest half
 #                 plug the camera as a gadget (`make demo GADGET=1`)
 # and every load of isocam in the guest gets num_urbs=$ISOCAM_VM_NUM_URBS
@@ -264,6 +266,8 @@ for n in "${NAMES[@]}"; do rm -rf "${OUT:?}/$n"; done
 	printf 'MODDIR=%q\nKCONFIG=%q\nMODULES=%q\n' "$MODDIR" "$KCONFIG" "$MODULES"
 	[ -z "${MATRIX_ONLY:-}" ] || printf 'export MATRIX_ONLY=%q\n' "$MATRIX_ONLY"
 	[ -z "${HANDLE_PAIRS:-}" ] || printf 'export HANDLE_PAIRS=%q\n' "$HANDLE_PAIRS"
+	[ -z "${HANDLE_SUBSETS:-}" ] || printf 'export HANDLE_SUBSETS=%q\n' "$HANDLE_SUBSETS"
+	[ -z "${HANDLE_SEED:-}" ] || printf 'export HANDLE_SEED=%q\n' "$HANDLE_SEED"
 	[ -z "${ISOCAM_DEMO_GADGET:-}" ] || printf 'export ISOCAM_DEMO_GADGET=%q\n' "$ISOCAM_DEMO_GADGET"
 	printf 'export ISOCAM_VM_NUM_URBS=%q\n' "${ISOCAM_VM_NUM_URBS:-32}"
 	# v4l2-compliance matching newer kernels' API, on every kernel alike.

@@ -14,7 +14,12 @@
 # Cells, each a plug, the handles, the unplug and the closes:
 #  - every ordered pair of kinds, closed first one, then the other (56);
 #  - all eight at once, closed in the order listed and in reverse (2).
-# HANDLE_PAIRS="a:b ..." runs only those pairs (and not the all-eight cells).
+# The unplug comes idle, mid-stream (a cell with stream) or mid-control
+# (with ctrl). HANDLE_PAIRS="a:b ..." runs only those pairs (and not the
+# all-eight cells). HANDLE_SUBSETS=all (make lifetime) runs every subset
+# of two or more kinds instead (247 cells), each closed in an order drawn
+# from HANDLE_SEED (logged; a run without it draws a new seed, so runs
+# cover the orders between them).
 # vm-timeout: 900
 . "$ISOCAM_ROOT/tests/vm/lib.sh"
 . "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
@@ -57,7 +62,26 @@ cell() {
 
 CELLS=0
 t0=$EPOCHREALTIME
-if [ -n "${HANDLE_PAIRS:-}" ]; then
+if [ "${HANDLE_SUBSETS:-}" = all ]; then
+	seed=${HANDLE_SEED:-$((EPOCHSECONDS % 100000))}
+	RANDOM=$seed
+	log "every subset of two or more kinds, closed in orders drawn from HANDLE_SEED=$seed"
+	for ((m = 1; m < (1 << ${#KINDS[@]}); m++)); do
+		set=()
+		for i in "${!KINDS[@]}"; do
+			if ((m & (1 << i))); then set+=("${KINDS[$i]}"); fi
+		done
+		[ ${#set[@]} -ge 2 ] || continue
+		for ((i = ${#set[@]} - 1; i > 0; i--)); do
+			j=$((RANDOM % (i + 1)))
+			t=${set[$i]}
+			set[i]=${set[$j]}
+			set[j]=$t
+		done
+		step "unplug holding ${set[*]}, closed in that order"
+		cell "${set[@]}"
+	done
+elif [ -n "${HANDLE_PAIRS:-}" ]; then
 	for p in $HANDLE_PAIRS; do
 		step "unplug holding ${p%%:*} and ${p##*:}, closed in that order"
 		cell "${p%%:*}" "${p##*:}"
