@@ -199,12 +199,12 @@ static int run_ffs(const struct ffs_gadget_config *fcfg, int sfd,
 
 	if (!g)
 		return 1;
-	if (fcfg->chip_id != IC1280_CHIP_ID)
+	if (fcfg->camera.chip_id != IC1280_CHIP_ID)
 		emu_log("faking a wrong sensor: CHIP_ID reads 0x%04x",
-			fcfg->chip_id);
-	if (fcfg->fault_spec && *fcfg->fault_spec)
-		emu_log("fault injection: %s (seed %u)", fcfg->fault_spec,
-			fcfg->seed);
+			fcfg->camera.chip_id);
+	if (fcfg->camera.fault_spec && *fcfg->camera.fault_spec)
+		emu_log("fault injection: %s (seed %u)", fcfg->camera.fault_spec,
+			fcfg->camera.seed);
 	next_status = now_ms() + status_s * 1000;
 	while (run) {
 		struct pollfd pfd[2] = {
@@ -282,8 +282,10 @@ int main(int argc, char **argv)
 		.bind = USBIP_SERVER_DEFAULT_BIND,
 		.port = USBIP_SERVER_DEFAULT_PORT,
 		.count = 1,
-		.chip_id = IC1280_CHIP_ID,
-		.seed = 1,
+		.camera = {
+			.chip_id = IC1280_CHIP_ID,
+			.seed = 1,
+		},
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
 	unsigned long v, status_s = STATUS_INTERVAL_S;
@@ -321,13 +323,13 @@ int main(int argc, char **argv)
 		case 'c':
 			if (parse_ulong("--chip-id", optarg, 0xffff, &v) < 0)
 				return 2;
-			cfg.chip_id = (uint16_t)v;
+			cfg.camera.chip_id = (uint16_t)v;
 			break;
 		case 'f':
-			cfg.fault_spec = optarg;
+			cfg.camera.fault_spec = optarg;
 			break;
 		case 'H':
-			cfg.hostile_spec = optarg;
+			cfg.camera.hostile_spec = optarg;
 			break;
 		case 'A':
 			if (strcmp(optarg, "start") && strcmp(optarg, "signal")) {
@@ -335,12 +337,12 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			cfg.hostile_on_signal = !strcmp(optarg, "signal");
+			cfg.camera.hostile_on_signal = !strcmp(optarg, "signal");
 			break;
 		case 's':
 			if (parse_ulong("--seed", optarg, UINT_MAX, &v) < 0)
 				return 2;
-			cfg.seed = (unsigned int)v;
+			cfg.camera.seed = (unsigned int)v;
 			break;
 		case 'S':
 			if (parse_ulong("--status", optarg, 3600, &status_s) < 0)
@@ -373,10 +375,10 @@ int main(int argc, char **argv)
 					       USBIP_TIMEOUT_NEVER;
 			break;
 		case 'v':
-			cfg.verbose = true;
+			cfg.camera.verbose = true;
 			break;
 		case 'F':
-			cfg.free_run = true;
+			cfg.camera.free_run = true;
 			break;
 		case 'T':
 			if (strcmp(optarg, "iso") && strcmp(optarg, "bulk")) {
@@ -384,9 +386,9 @@ int main(int argc, char **argv)
 					optarg);
 				return 2;
 			}
-			cfg.transport = !strcmp(optarg, "bulk") ?
+			cfg.camera.transport = !strcmp(optarg, "bulk") ?
 					USB_TRANSPORT_BULK : USB_TRANSPORT_ISO;
-			if (cfg.transport == USB_TRANSPORT_ISO)
+			if (cfg.camera.transport == USB_TRANSPORT_ISO)
 				usbip_only = "--transport=iso";
 			break;
 		case 'G':
@@ -419,8 +421,8 @@ int main(int argc, char **argv)
 	 * Here, so that the whole list of valid names reaches the user. A
 	 * gadget is bulk; ffs_gadget_check_config() says what it refuses.
 	 */
-	if (check_hostile(cfg.hostile_spec,
-			  ffs ? USB_TRANSPORT_BULK : cfg.transport) < 0)
+	if (check_hostile(cfg.camera.hostile_spec,
+			  ffs ? USB_TRANSPORT_BULK : cfg.camera.transport) < 0)
 		return 2;
 	if (ffs && usbip_only) {
 		fprintf(stderr, "isocam-emu: %s is for USB/IP; --gadget=ffs is one bulk camera on a USB device controller\n",
@@ -433,13 +435,7 @@ int main(int argc, char **argv)
 	}
 	fcfg = (struct ffs_gadget_config){
 		.udc = udc,
-		.chip_id = cfg.chip_id,
-		.fault_spec = cfg.fault_spec,
-		.seed = cfg.seed,
-		.hostile_spec = cfg.hostile_spec,
-		.hostile_on_signal = cfg.hostile_on_signal,
-		.verbose = cfg.verbose,
-		.free_run = cfg.free_run,
+		.camera = cfg.camera,
 	};
 	if (ffs && ffs_gadget_check_config(&fcfg) < 0)
 		return 2;
@@ -475,10 +471,10 @@ int main(int argc, char **argv)
 		usbip_server_free(srv);
 		return 1;
 	}
-	if (cfg.chip_id != IC1280_CHIP_ID)
-		emu_log("faking a wrong sensor: CHIP_ID reads 0x%04x", cfg.chip_id);
-	if (cfg.fault_spec && *cfg.fault_spec)
-		emu_log("fault injection: %s (seed %u)", cfg.fault_spec, cfg.seed);
+	if (cfg.camera.chip_id != IC1280_CHIP_ID)
+		emu_log("faking a wrong sensor: CHIP_ID reads 0x%04x", cfg.camera.chip_id);
+	if (cfg.camera.fault_spec && *cfg.camera.fault_spec)
+		emu_log("fault injection: %s (seed %u)", cfg.camera.fault_spec, cfg.camera.seed);
 
 	next_status = now_ms() + status_s * 1000;
 	while (run) {

@@ -5,7 +5,9 @@
 #   faults/   rate-driven faults and hostile modes (what the camera lies
 #             about, in device terms)
 #   device/   the bridge chip: descriptors, vendor requests, i2c bus, the
-#             IC1280 sensor's registers, the video packetizer
+#             IC1280 sensor's registers, the video packetizer; and the
+#             camera, what a transport serves: bridge and faults, built
+#             from one config
 # Transports (usbip/, ffs/) are emu.mk's. Headers are included by name;
 # EMU_INCLUDES puts every layer on the path.
 EMU_DIR := $(ROOT)/gadget-emulator
@@ -26,8 +28,10 @@ EMU_MODEL_SRCS := $(EMU_DIR)/device/ic1280_model.c \
 	$(EMU_SCENE_SRCS) $(EMU_MJPEG_SRCS) \
 	$(EMU_DIR)/device/video_stream.c $(EMU_HOSTILE_SRCS)
 EMU_MODEL_LIBS := $(EMU_MJPEG_LIBS)
-# The rest of the device: descriptors, the bridge, its i2c bus.
+# The rest of the device: descriptors, the bridge, its i2c bus, and the
+# camera built around them.
 EMU_DEVICE_SRCS := $(EMU_DIR)/device/usb_descriptors.c \
-	$(EMU_DIR)/device/i2c_bus.c $(EMU_DIR)/device/bridge.c
+	$(EMU_DIR)/device/i2c_bus.c $(EMU_DIR)/device/bridge.c \
+	$(EMU_DIR)/device/camera.c
 EMU_MODEL_HDRS := $(wildcard $(EMU_DIR)/*/*.h) \
 	$(wildcard $(ROOT)/include/isocam/*.h)

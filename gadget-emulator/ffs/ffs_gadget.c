@@ -23,28 +23,25 @@
 #include <isocam/usb.h>
 
 #include "bridge.h"
+#include "camera.h"
 #include "configfs_gadget.h"
-#include "fault.h"
 #include "ffs_ep0.h"
 #include "ffs_video.h"
 #include "hostile.h"
+#include "clock.h"
 #include "log.h"
 #include "usb_descriptors.h"
 #include "video_stream.h"
 
 struct ffs_gadget {
 	struct ffs_gadget_config cfg;
-	char name[16];			/* "cam0", the log prefix */
-	char serial[24];
 	char udc[64];
 	char gadget_name[32];
 	char instance[32];
 
-	/* held around the bridge (the main thread reads its statistics) */
+	/* held around the camera's bridge (the main thread reads it) */
 	pthread_mutex_t lock;
-	struct bridge *bridge;
-	struct fault *fault;
-	struct hostile *hostile;
+	struct camera camera;		/* camera 0: name "cam0" */
 
 	struct configfs_gadget *cg;
 	bool configfs_mounted;
@@ -63,14 +60,6 @@ struct ffs_gadget {
 	uint64_t status_bytes, status_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- configuration checks ---- */
 
 /* Hostile modes that exist over USB/IP only (iso replies, held URBs). */
@@ -86,9 +75,9 @@ static bool hostile_mode_ok(enum hostile_mode m)
 
 int ffs_gadget_check_config(const struct ffs_gadget_config *cfg)
 {
-	const char *p = cfg->hostile_spec;
+	const char *p = cfg->camera.hostile_spec;
 
-	if (cfg->fault_spec && strstr(cfg->fault_spec, "vanish")) {
+	if (cfg->camera.fault_spec && strstr(cfg->camera.fault_spec, "vanish")) {
 		fprintf(stderr, "isocam-emu: --fault=vanish drops a USB/IP connection; with --gadget=ffs stop isocam-emu (or unbind its UDC) to unplug the camera\n");
 		return -1;
 	}
@@ -145,8 +134,8 @@ static void tell_bridge(struct ffs_gadget *g, uint8_t bm, uint8_t req,
 					 ISOCAM_USB_IFACE_NUM : 0 };
 
 	pthread_mutex_lock(&g->lock);
-	if (bridge_control(g->bridge, &s, NULL, 0) < 0)
-		emu_log("%s: ffs: the bridge refused request 0x%02x", g->name,
+	if (bridge_control(g->camera.bridge, &s, NULL, 0) < 0)
+		emu_log("%s: ffs: the bridge refused request 0x%02x", g->camera.name,
 			req);
 	pthread_mutex_unlock(&g->lock);
 }
@@ -170,7 +159,7 @@ static int on_ep0(struct ffs_gadget *g)
 	case FFS_EP0_ERROR:
 		return -1;
 	case FFS_EP0_BIND:
-		emu_log("%s: ffs: bound to UDC %s", g->name, g->udc);
+		emu_log("%s: ffs: bound to UDC %s", g->camera.name, g->udc);
 		set_state(g, "bound, not configured");
 		break;
 	case FFS_EP0_ENABLE:
@@ -180,7 +169,7 @@ static int on_ep0(struct ffs_gadget *g)
 		 * way, so its bulk pipe (re)starts as over USB/IP.
 		 */
 		pthread_mutex_lock(&g->lock);
-		configured = bridge_configured(g->bridge);
+		configured = bridge_configured(g->camera.bridge);
 		pthread_mutex_unlock(&g->lock);
 		if (configured)
 			tell_bridge(g, USB_RECIP_INTERFACE,
@@ -193,7 +182,7 @@ static int on_ep0(struct ffs_gadget *g)
 		ffs_video_enable(g->video, maxp);
 		g->enabled = true;
 		emu_log("%s: ffs: configured (%s, bulk endpoint 0x%02x, %u-byte packets)",
-			g->name, speed, ISOCAM_USB_BULK_EP_ADDR, maxp);
+			g->camera.name, speed, ISOCAM_USB_BULK_EP_ADDR, maxp);
 		set_state(g, "configured");
 		break;
 	case FFS_EP0_DISABLE:
@@ -203,7 +192,7 @@ static int on_ep0(struct ffs_gadget *g)
 		g->enabled = false;
 		tell_bridge(g, USB_RECIP_DEVICE, USB_REQ_SET_CONFIGURATION, 0);
 		if (r == FFS_EP0_UNBIND)
-			emu_log("%s: ffs: unbound from UDC %s", g->name, g->udc);
+			emu_log("%s: ffs: unbound from UDC %s", g->camera.name, g->udc);
 		set_state(g, r == FFS_EP0_UNBIND ? "unbound" :
 			  "bound, not configured");
 		break;
@@ -234,7 +223,7 @@ static void *serve(void *arg)
 		uint64_t wake, now;
 
 		ffs_video_feed(g->video, &wake);
-		now = now_ns();
+		now = emu_now_ns();
 		if (wake != UINT64_MAX) {
 			uint64_t d = wake > now ? wake - now : 0;
 
@@ -245,7 +234,7 @@ static void *serve(void *arg)
 		if (ppoll(pfd, 3, tsp, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
-			emu_log("%s: ffs: poll: %s", g->name, strerror(errno));
+			emu_log("%s: ffs: poll: %s", g->camera.name, strerror(errno));
 			g->failed = true;
 			break;
 		}
@@ -265,56 +254,29 @@ static void *serve(void *arg)
 	/* ffs_video_free() collects them, after the UDC is unbound */
 	ffs_video_cancel(g->video, true);
 	if (g->failed && write(g->done_fd, &one, sizeof(one)) < 0)
-		emu_log("%s: ffs: signalling the end: %s", g->name,
+		emu_log("%s: ffs: signalling the end: %s", g->camera.name,
 			strerror(errno));
 	return NULL;
 }
 
 /* ---- setup and teardown ---- */
 
-static void log_hostile(const struct ffs_gadget *g)
-{
-	char d[1200];
-
-	if (hostile_describe(g->hostile, d, sizeof(d)))
-		emu_log("%s: %s", g->name, d);
-}
-
+/* The camera, always bulk: a gadget has no iso personality here. */
 static int new_model(struct ffs_gadget *g)
 {
-	struct bridge_config bcfg = {
-		.name = g->name,
-		.serial = g->serial,
-		.chip_id = g->cfg.chip_id,
-		.verbose = g->cfg.verbose,
-		.free_run = g->cfg.free_run,
-		.transport = USB_TRANSPORT_BULK,
-	};
-	char err[160], herr[1024];
+	struct camera_config cc = g->cfg.camera;
 
-	g->fault = fault_new(g->cfg.fault_spec, g->cfg.seed, err, sizeof(err));
-	if (!g->fault) {
-		emu_log("--fault: %s", err);
+	cc.transport = USB_TRANSPORT_BULK;
+	if (camera_init(&g->camera, &cc, 0) < 0)
 		return -1;
-	}
-	g->hostile = hostile_new(g->cfg.hostile_spec, !g->cfg.hostile_on_signal,
-				 g->cfg.seed, herr, sizeof(herr));
-	if (!g->hostile) {
-		emu_log("--hostile: %s", herr);
-		return -1;
-	}
-	log_hostile(g);
-	bcfg.fault = g->fault;
-	bcfg.hostile = g->hostile;
-	g->bridge = bridge_new(&bcfg);
-	g->e0.bridge = g->bridge;
-	return g->bridge ? 0 : -1;
+	g->e0.bridge = g->camera.bridge;
+	return 0;
 }
 
 /* The device descriptor the bridge would send over USB/IP, for configfs. */
 static void spec_from(struct ffs_gadget *g, struct configfs_gadget_spec *s)
 {
-	const struct usb_descriptors *d = bridge_descriptors(g->bridge);
+	const struct usb_descriptors *d = bridge_descriptors(g->camera.bridge);
 	const uint8_t *dev = d->device, *cfg = d->config;
 
 	*s = (struct configfs_gadget_spec){
@@ -345,7 +307,7 @@ static int write_blob(struct ffs_gadget *g, const uint8_t *b, int len,
 	if (n == len)
 		return 0;
 	emu_log("%s: ffs: writing the %s to ep0 failed: %s (see the kernel log)",
-		g->name, what, n < 0 ? strerror(errno) : "short write");
+		g->camera.name, what, n < 0 ? strerror(errno) : "short write");
 	return -1;
 }
 
@@ -358,19 +320,19 @@ static int open_function(struct ffs_gadget *g)
 
 	mnt = configfs_gadget_mount_ffs(g->cg, "/tmp", err, sizeof(err));
 	if (!mnt) {
-		emu_log("%s: ffs: %s", g->name, err);
+		emu_log("%s: ffs: %s", g->camera.name, err);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/ep0", mnt);
 	g->ep0 = open(path, O_RDWR | O_CLOEXEC);
 	if (g->ep0 < 0) {
-		emu_log("%s: ffs: open %s: %s", g->name, path, strerror(errno));
+		emu_log("%s: ffs: open %s: %s", g->camera.name, path, strerror(errno));
 		return -1;
 	}
-	dlen = ffs_ep0_descriptors(bridge_descriptors(g->bridge), desc);
+	dlen = ffs_ep0_descriptors(bridge_descriptors(g->camera.bridge), desc);
 	if (dlen < 0) {
 		emu_log("%s: ffs: the bridge's descriptors are not the bulk layout",
-			g->name);
+			g->camera.name);
 		return -1;
 	}
 	if (write_blob(g, desc, dlen, "descriptors") < 0 ||
@@ -383,10 +345,10 @@ static int open_function(struct ffs_gadget *g)
 	snprintf(path, sizeof(path), "%s/" FFS_EP0_VIDEO_EP_FILE, mnt);
 	g->ep1 = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (g->ep1 < 0) {
-		emu_log("%s: ffs: open %s: %s", g->name, path, strerror(errno));
+		emu_log("%s: ffs: open %s: %s", g->camera.name, path, strerror(errno));
 		return -1;
 	}
-	g->video = ffs_video_new(g->name, g->cfg.verbose, g->ep1, g->bridge,
+	g->video = ffs_video_new(g->camera.name, g->cfg.camera.verbose, g->ep1, g->camera.bridge,
 				 &g->lock);
 	return g->video ? 0 : -1;
 }
@@ -410,7 +372,7 @@ static int start_thread(struct ffs_gadget *g)
 	int r;
 
 	g->state = "bound, not configured";
-	g->status_ns = now_ns();
+	g->status_ns = emu_now_ns();
 	r = pthread_create(&g->thread, NULL, serve, g);
 	if (r) {
 		emu_log("ffs: pthread_create: %s", strerror(r));
@@ -454,7 +416,7 @@ static int start(struct ffs_gadget *g)
 	if (start_thread(g) < 0)
 		return -1;
 	emu_log("%s: gadget %s (%04x:%04x, bulk) on UDC %s, configfs %s",
-		g->name, g->gadget_name, ISOCAM_USB_VID, ISOCAM_USB_PID, g->udc,
+		g->camera.name, g->gadget_name, ISOCAM_USB_VID, ISOCAM_USB_PID, g->udc,
 		configfs_gadget_dir(g->cg));
 	return 0;
 }
@@ -480,9 +442,7 @@ static void teardown(struct ffs_gadget *g)
 	configfs_gadget_destroy(g->cg);
 	configfs_gadget_unprepare(g->configfs_mounted);
 	ffs_ep0_release(&g->e0);
-	bridge_free(g->bridge);
-	fault_free(g->fault);
-	hostile_free(g->hostile);
+	camera_destroy(&g->camera);
 	if (g->stop_fd >= 0)
 		close(g->stop_fd);
 	if (g->done_fd >= 0)
@@ -503,13 +463,12 @@ static struct ffs_gadget *alloc_gadget(const struct ffs_gadget_config *cfg)
 	g->cfg.udc = NULL;	/* kept in g->udc */
 	g->ep0 = g->ep1 = g->stop_fd = g->done_fd = -1;
 	pthread_mutex_init(&g->lock, NULL);
-	snprintf(g->name, sizeof(g->name), "cam0");
-	/* the first USB/IP camera's serial: the same camera either way */
-	snprintf(g->serial, sizeof(g->serial), "ISOCAM0001");
 	snprintf(g->gadget_name, sizeof(g->gadget_name), "isocam-%d",
 		 (int)getpid());
 	snprintf(g->instance, sizeof(g->instance), "isocam%d", (int)getpid());
-	g->e0 = (struct ffs_ep0){ .name = g->name, .verbose = cfg->verbose,
+	/* camera_init() fills the name in before anything logs */
+	g->e0 = (struct ffs_ep0){ .name = g->camera.name,
+				  .verbose = cfg->camera.verbose,
 				  .lock = &g->lock };
 	if (cfg->udc)
 		snprintf(g->udc, sizeof(g->udc), "%s", cfg->udc);
@@ -541,7 +500,7 @@ struct ffs_gadget *ffs_gadget_serve_fds(const struct ffs_gadget_config *cfg,
 	g->ep1 = video_fd;
 	if (start_model(g) < 0)
 		goto fail;
-	g->video = ffs_video_new(g->name, cfg->verbose, g->ep1, g->bridge,
+	g->video = ffs_video_new(g->camera.name, cfg->camera.verbose, g->ep1, g->camera.bridge,
 				 &g->lock);
 	if (!g->video || start_thread(g) < 0)
 		goto fail;
@@ -560,12 +519,12 @@ void ffs_gadget_status(struct ffs_gadget *g)
 {
 	struct video_stream_stats st;
 	struct ffs_video_stats vst;
-	uint64_t now = now_ns();
+	uint64_t now = emu_now_ns();
 	const char *state;
 	double dt, mbs;
 
 	pthread_mutex_lock(&g->lock);
-	video_stream_get_stats(bridge_video(g->bridge), &st);
+	video_stream_get_stats(bridge_video(g->camera.bridge), &st);
 	ffs_video_get_stats(g->video, &vst);
 	state = g->state;
 	pthread_mutex_unlock(&g->lock);
@@ -574,7 +533,7 @@ void ffs_gadget_status(struct ffs_gadget *g)
 	g->status_bytes = vst.bytes;
 	g->status_ns = now;
 	emu_log("%s ffs %s: %s, frames sent %llu dropped %llu, %.2f MB/s, transfers %llu done (%llu ZLPs), %llu cancelled at stream stops, %llu ended by the host, %llu failed",
-		g->name, g->udc, state ? state : "?",
+		g->camera.name, g->udc, state ? state : "?",
 		(unsigned long long)st.frames_sent,
 		(unsigned long long)st.frames_dropped, mbs,
 		(unsigned long long)vst.transfers, (unsigned long long)vst.zlps,
@@ -585,10 +544,7 @@ void ffs_gadget_status(struct ffs_gadget *g)
 
 unsigned int ffs_gadget_arm_hostile(struct ffs_gadget *g)
 {
-	if (!hostile_arm(g->hostile))
-		return 0;
-	emu_log("%s: hostile %s armed", g->name, hostile_list(g->hostile));
-	return 1;
+	return camera_arm_hostile(&g->camera) ? 1 : 0;
 }
 
 int ffs_gadget_stop(struct ffs_gadget *g)

@@ -13,18 +13,12 @@
 #ifndef ISOCAM_EMU_FFS_GADGET_H
 #define ISOCAM_EMU_FFS_GADGET_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "camera.h"
 
 struct ffs_gadget_config {
 	const char *udc;	/* NULL: the first in /sys/class/udc */
-	uint16_t chip_id;	/* what the sensor's CHIP_ID reads */
-	const char *fault_spec;	/* fault.h syntax; NULL or "" for none */
-	unsigned int seed;
-	const char *hostile_spec;	/* payload and control modes only */
-	bool hostile_on_signal;
-	bool verbose;
-	bool free_run;
+	/* camera 0's; its transport is always bulk */
+	struct camera_config camera;
 };
 
 struct ffs_gadget;

@@ -19,6 +19,7 @@
 
 #include "bridge.h"
 #include "ic1280_model.h"
+#include "clock.h"
 #include "log.h"
 #include "video_stream.h"
 
@@ -75,14 +76,6 @@ static int sys_io_getevents(aio_context_t ctx, long min, long max,
 			    struct io_event *ev, struct timespec *ts)
 {
 	return (int)syscall(SYS_io_getevents, ctx, min, max, ev, ts);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void lock(struct ffs_video *v)
@@ -302,7 +295,7 @@ void ffs_video_feed(struct ffs_video *v, uint64_t *wake)
 	while (v->maxp && FFS_VIDEO_SLOTS - v->in_flight >= 2) {
 		struct video_slot *s = take_slot(v);
 		struct video_stream *vs;
-		uint64_t now = now_ns(), next;
+		uint64_t now = emu_now_ns(), next;
 		uint32_t max, stream;
 		size_t n;
 
@@ -342,7 +335,7 @@ refused:
 
 void ffs_video_free(struct ffs_video *v)
 {
-	uint64_t until = now_ns() + DRAIN_NS;
+	uint64_t until = emu_now_ns() + DRAIN_NS;
 	unsigned int i;
 
 	if (!v)
@@ -350,8 +343,8 @@ void ffs_video_free(struct ffs_video *v)
 	if (v->aio) {
 		ffs_video_cancel(v, true);
 		/* cancelled transfers come back at once; stragglers get a second */
-		while (v->in_flight && now_ns() < until)
-			collect(v, 1, until - now_ns());
+		while (v->in_flight && emu_now_ns() < until)
+			collect(v, 1, until - emu_now_ns());
 		if (v->in_flight)
 			emu_log("%s: ffs: %u video transfers still in flight at the end",
 				v->name, v->in_flight);

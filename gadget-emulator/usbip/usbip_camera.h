@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * One emulated camera as the USB/IP server sees it: its bus id, its bridge (and
- * so its sensor, video pipe and faults), and who has imported it.
+ * One emulated camera (camera.h) as the USB/IP server sees it: its bus id,
+ * who has imported it, and how late that host's URBs came.
  */
 #ifndef ISOCAM_EMU_USBIP_CAMERA_H
 #define ISOCAM_EMU_USBIP_CAMERA_H
@@ -10,25 +10,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bridge.h"
+#include "camera.h"
 #include "usbip_proto.h"
 
-struct fault;
-struct hostile;
+struct usbip_camera {
+	struct camera camera;		/* name, serial, bridge, faults */
+	char busid[USBIP_BUSID_LEN];	/* "1-1" for camera 0 */
 
-struct emu_camera {
-	unsigned int index;		/* 0-based; bus id 1-(index+1) */
-	char name[16];			/* "cam0" */
-	char busid[USBIP_BUSID_LEN];	/* "1-1" */
-	char serial[24];
-	struct bridge_config bcfg;	/* for the power-on reset at import */
-
-	/* the session thread and the status reporter both use these */
+	/*
+	 * The session thread and the status reporter both use the bridge
+	 * under this; the hostile modes' arming is atomic (hostile.h).
+	 */
 	pthread_mutex_t lock;
-	struct bridge *bridge;
-	struct fault *fault;
-	/* set up once; its arming is atomic (hostile.h): no lock needed */
-	struct hostile *hostile;
 	bool in_use;			/* imported by a client */
 	bool powered_before;		/* needs a reset before the next import */
 	char client[64];

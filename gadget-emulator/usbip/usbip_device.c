@@ -9,13 +9,13 @@
 
 #include <isocam/usb.h>
 
-const struct usbip_usb_interface emu_camera_interfaces[1] = { {
+const struct usbip_usb_interface usbip_camera_interfaces[1] = { {
 	.bInterfaceClass = ISOCAM_USB_IFACE_CLASS,
 	.bInterfaceSubClass = ISOCAM_USB_IFACE_SUBCLASS,
 	.bInterfaceProtocol = ISOCAM_USB_IFACE_PROTOCOL,
 } };
 
-void emu_camera_usbip_device(const struct emu_camera *cam,
+void usbip_camera_device(const struct usbip_camera *cam,
 			     struct usbip_usb_device *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -23,7 +23,7 @@ void emu_camera_usbip_device(const struct emu_camera *cam,
 		 "/sys/devices/platform/isocam-emu/usb1/%s", cam->busid);
 	snprintf(d->busid, sizeof(d->busid), "%s", cam->busid);
 	d->busnum = 1;
-	d->devnum = cam->index + 1;
+	d->devnum = cam->camera.index + 1;
 	d->speed = USBIP_SPEED_HIGH;
 	d->idVendor = ISOCAM_USB_VID;
 	d->idProduct = ISOCAM_USB_PID;

@@ -9,8 +9,8 @@
 #include "usbip_camera.h"
 #include "usbip_proto.h"
 
-void emu_camera_usbip_device(const struct emu_camera *cam,
+void usbip_camera_device(const struct usbip_camera *cam,
 			     struct usbip_usb_device *d);
-extern const struct usbip_usb_interface emu_camera_interfaces[1];
+extern const struct usbip_usb_interface usbip_camera_interfaces[1];
 
 #endif /* ISOCAM_EMU_USBIP_DEVICE_H */

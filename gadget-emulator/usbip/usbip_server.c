@@ -17,18 +17,16 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <isocam/usb.h>
 
 #include "bridge.h"
-#include "usbip_camera.h"
-#include "fault.h"
-#include "hostile.h"
+#include "clock.h"
 #include "log.h"
-#include "usbip_proto.h"
+#include "usbip_camera.h"
 #include "usbip_device.h"
+#include "usbip_proto.h"
 #include "usbip_session.h"
 #include "video_stream.h"
 
@@ -47,7 +45,7 @@ struct usbip_server {
 	int listen_fd;
 	int stop_fd;		/* eventfd: readable once stopping */
 	unsigned int count;
-	struct emu_camera cam[USBIP_SERVER_MAX_CAMERAS];
+	struct usbip_camera cam[USBIP_SERVER_MAX_CAMERAS];
 
 	pthread_mutex_t conns_lock;
 	struct conn *conns;
@@ -57,28 +55,10 @@ struct usbip_server {
 	uint64_t refused_log_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* At startup: what the camera will lie about, and from when. */
-static void log_hostile(const struct emu_camera *cam)
-{
-	char d[1200];
-
-	if (hostile_describe(cam->hostile, d, sizeof(d)))
-		emu_log("%s: %s", cam->name, d);
-}
-
 struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 {
 	struct usbip_server *s;
 	unsigned int i;
-	char err[160], herr[1024];
 
 	if (cfg->count < 1 || cfg->count > USBIP_SERVER_MAX_CAMERAS) {
 		emu_log("--count %u: must be 1..%u", cfg->count,
@@ -94,8 +74,9 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 	snprintf(s->bind, sizeof(s->bind), "%s",
 		 cfg->bind ? cfg->bind : USBIP_SERVER_DEFAULT_BIND);
 	s->cfg.bind = s->bind;
-	s->cfg.fault_spec = NULL;	/* not kept: parsed per camera below */
-	s->cfg.hostile_spec = NULL;
+	/* not kept: parsed per camera below */
+	s->cfg.camera.fault_spec = NULL;
+	s->cfg.camera.hostile_spec = NULL;
 	if (!s->cfg.max_clients) {
 		s->cfg.max_clients = USBIP_SERVER_DEFAULT_MAX_CLIENTS;
 		if (cfg->count + 8 > s->cfg.max_clients)
@@ -116,53 +97,16 @@ struct usbip_server *usbip_server_new(const struct usbip_server_config *cfg)
 		return NULL;
 	}
 	for (i = 0; i < cfg->count; i++) {
-		struct emu_camera *cam = &s->cam[i];
+		struct usbip_camera *cam = &s->cam[i];
 
-		cam->index = i;
-		snprintf(cam->name, sizeof(cam->name), "cam%u", i % 100);
 		snprintf(cam->busid, sizeof(cam->busid), "1-%u", i + 1);
-		snprintf(cam->serial, sizeof(cam->serial), "ISOCAM%04u", i + 1);
 		pthread_mutex_init(&cam->lock, NULL);
-		cam->fault = fault_new(cfg->fault_spec, cfg->seed + i, err,
-				       sizeof(err));
-		if (!cam->fault) {
-			emu_log("--fault: %s", err);
-			s->count = i;
-			usbip_server_free(s);
-			return NULL;
-		}
-		cam->bcfg.name = cam->name;
-		cam->bcfg.serial = cam->serial;
-		cam->bcfg.chip_id = cfg->chip_id;
-		cam->hostile = hostile_new(cfg->hostile_spec,
-					   !cfg->hostile_on_signal,
-					   cfg->seed + i, herr, sizeof(herr));
-		if (!cam->hostile) {
-			emu_log("--hostile: %s", herr);
-			s->count = i + 1;
-			usbip_server_free(s);
-			return NULL;
-		}
-		log_hostile(cam);
-		if (cfg->transport == USB_TRANSPORT_BULK &&
-		    hostile_any_desc(cam->hostile)) {
-			emu_log("--hostile: descriptor modes lie about the iso alt settings; they do not go with --transport=bulk");
-			s->count = i + 1;
-			usbip_server_free(s);
-			return NULL;
-		}
-		cam->bcfg.fault = cam->fault;
-		cam->bcfg.hostile = cam->hostile;
-		cam->bcfg.verbose = cfg->verbose;
-		cam->bcfg.free_run = cfg->free_run;
-		cam->bcfg.transport = cfg->transport;
-		cam->bridge = bridge_new(&cam->bcfg);
 		s->count = i + 1;
-		if (!cam->bridge) {
+		if (camera_init(&cam->camera, &cfg->camera, i) < 0) {
 			usbip_server_free(s);
 			return NULL;
 		}
-		cam->status_ns = now_ns();
+		cam->status_ns = emu_now_ns();
 	}
 	return s;
 }
@@ -175,9 +119,7 @@ void usbip_server_free(struct usbip_server *s)
 		return;
 	usbip_server_stop(s);
 	for (i = 0; i < s->count; i++) {
-		bridge_free(s->cam[i].bridge);
-		fault_free(s->cam[i].fault);
-		hostile_free(s->cam[i].hostile);
+		camera_destroy(&s->cam[i].camera);
 		pthread_mutex_destroy(&s->cam[i].lock);
 	}
 	if (s->listen_fd >= 0)
@@ -225,7 +167,7 @@ int usbip_server_listen(struct usbip_server *s)
 			s->bind, s->bind, s->cfg.port);
 	emu_log("listening on %s:%u with %u %s camera%s (bus id%s 1-1%s%s)",
 		s->bind, s->cfg.port, s->count,
-		s->cfg.transport == USB_TRANSPORT_BULK ? "bulk" : "iso",
+		s->cfg.camera.transport == USB_TRANSPORT_BULK ? "bulk" : "iso",
 		s->count > 1 ? "s" : "",
 		s->count > 1 ? "s" : "", s->count > 1 ? "..1-" : "",
 		s->count > 1 ? s->cam[s->count - 1].busid + 2 : "");
@@ -250,7 +192,7 @@ static int read_full(struct usbip_server *s, int fd, uint8_t *buf, size_t len,
 			{ .fd = fd, .events = POLLIN },
 			{ .fd = s->stop_fd, .events = POLLIN },
 		};
-		uint64_t now = now_ns(), ms;
+		uint64_t now = emu_now_ns(), ms;
 		ssize_t n;
 		int r;
 
@@ -300,8 +242,8 @@ static void serve_devlist(struct usbip_server *s, int fd, const char *peer)
 	unsigned int i;
 
 	for (i = 0; i < s->count; i++) {
-		emu_camera_usbip_device(&s->cam[i], &devs[i]);
-		ifs[i] = emu_camera_interfaces;
+		usbip_camera_device(&s->cam[i], &devs[i]);
+		ifs[i] = usbip_camera_interfaces;
 	}
 	len = usbip_devlist_reply_len(devs, s->count);
 	buf = malloc(len);
@@ -312,18 +254,18 @@ static void serve_devlist(struct usbip_server *s, int fd, const char *peer)
 	usbip_devlist_reply_encode(buf, len, devs, ifs, s->count);
 	if (write_full(fd, buf, len) < 0)
 		emu_log("client %s: could not send the device list", peer);
-	else if (s->cfg.verbose)
+	else if (s->cfg.camera.verbose)
 		emu_log("client %s: sent the device list (%u devices)", peer,
 			s->count);
 	free(buf);
 }
 
 /* NULL with *why and the usbipd status code for the refusal. */
-static struct emu_camera *claim_camera(struct usbip_server *s,
+static struct usbip_camera *claim_camera(struct usbip_server *s,
 				       const char *busid, const char *peer,
 				       const char **why, uint32_t *status)
 {
-	struct emu_camera *cam = NULL;
+	struct usbip_camera *cam = NULL;
 	unsigned int i;
 
 	for (i = 0; i < s->count; i++)
@@ -343,16 +285,12 @@ static struct emu_camera *claim_camera(struct usbip_server *s,
 	}
 	if (cam->powered_before) {
 		/* a re-import is a replug: the camera powers up fresh */
-		struct bridge *nb = bridge_new(&cam->bcfg);
-
-		if (!nb) {
+		if (camera_power_up(&cam->camera) < 0) {
 			pthread_mutex_unlock(&cam->lock);
 			*why = "out of memory";
 			*status = USBIP_OP_STATUS_ERROR;
 			return NULL;
 		}
-		bridge_free(cam->bridge);
-		cam->bridge = nb;
 	}
 	cam->in_use = true;
 	cam->powered_before = true;
@@ -364,7 +302,7 @@ static struct emu_camera *claim_camera(struct usbip_server *s,
 	return cam;
 }
 
-static void release_camera(struct emu_camera *cam)
+static void release_camera(struct usbip_camera *cam)
 {
 	pthread_mutex_lock(&cam->lock);
 	cam->in_use = false;
@@ -375,7 +313,7 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 			 const uint8_t *req, uint64_t deadline_ns)
 {
 	struct usbip_session_config scfg = {
-		.verbose = s->cfg.verbose,
+		.verbose = s->cfg.camera.verbose,
 		.late_tolerance_ms = s->cfg.late_tolerance_ms,
 		.max_queued_uframes = s->cfg.max_queued_uframes,
 		.first_cmd_timeout_ms =
@@ -388,7 +326,7 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 	uint8_t rep[USBIP_IMPORT_REP_LEN];
 	struct usbip_usb_device d;
 	char busid[USBIP_BUSID_LEN];
-	struct emu_camera *cam;
+	struct usbip_camera *cam;
 	const char *why = NULL;
 	uint32_t status;
 	size_t n;
@@ -415,18 +353,18 @@ static void serve_import(struct usbip_server *s, int fd, const char *peer,
 		write_full(fd, rep, n);
 		return;
 	}
-	emu_camera_usbip_device(cam, &d);
+	usbip_camera_device(cam, &d);
 	n = usbip_import_rep_encode(rep, &d);
 	if (write_full(fd, rep, n) < 0) {
 		emu_log("client %s: could not send the import reply", peer);
 		release_camera(cam);
 		return;
 	}
-	emu_log("%s: imported by %s (bus id %s)", cam->name, peer, busid);
+	emu_log("%s: imported by %s (bus id %s)", cam->camera.name, peer, busid);
 	usbip_session_run(cam, fd, s->stop_fd, &scfg);
 	release_camera(cam);
 	emu_log("%s: session with %s ended; the camera is free again",
-		cam->name, peer);
+		cam->camera.name, peer);
 }
 
 void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer)
@@ -435,7 +373,7 @@ void usbip_server_serve_fd(struct usbip_server *s, int fd, const char *peer)
 	struct usbip_op_common op;
 	uint64_t deadline = s->cfg.request_timeout_ms == USBIP_TIMEOUT_NEVER ?
 			    UINT64_MAX :
-			    now_ns() + s->cfg.request_timeout_ms * 1000000ull;
+			    emu_now_ns() + s->cfg.request_timeout_ms * 1000000ull;
 	int r = read_full(s, fd, req, sizeof(req), deadline);
 
 	if (r == -ETIMEDOUT) {
@@ -499,7 +437,7 @@ static void reap(struct usbip_server *s, bool all)
 static bool refuse_over_cap(struct usbip_server *s, int fd, const char *ip,
 			    unsigned int port)
 {
-	uint64_t now = now_ns();
+	uint64_t now = emu_now_ns();
 	unsigned int live;
 	char more[64];
 
@@ -575,24 +513,21 @@ unsigned int usbip_server_arm_hostile(struct usbip_server *s)
 	unsigned int i, armed = 0;
 
 	for (i = 0; i < s->count; i++) {
-		struct emu_camera *cam = &s->cam[i];
+		struct usbip_camera *cam = &s->cam[i];
 
-		if (!hostile_arm(cam->hostile))
-			continue;
-		emu_log("%s: hostile %s armed", cam->name,
-			hostile_list(cam->hostile));
-		armed++;
+		if (camera_arm_hostile(&cam->camera))
+			armed++;
 	}
 	return armed;
 }
 
 void usbip_server_status(struct usbip_server *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = emu_now_ns();
 	unsigned int i;
 
 	for (i = 0; i < s->count; i++) {
-		struct emu_camera *cam = &s->cam[i];
+		struct usbip_camera *cam = &s->cam[i];
 		struct video_stream_stats st;
 		char client[64], jpeg[160];
 		uint64_t late, late_max, absorbed;
@@ -601,8 +536,8 @@ void usbip_server_status(struct usbip_server *s)
 		double mbs, dt;
 
 		pthread_mutex_lock(&cam->lock);
-		video_stream_get_stats(bridge_video(cam->bridge), &st);
-		alt = bridge_alt(cam->bridge);
+		video_stream_get_stats(bridge_video(cam->camera.bridge), &st);
+		alt = bridge_alt(cam->camera.bridge);
 		in_use = cam->in_use;
 		late = cam->host_late;
 		late_max = cam->host_late_max_ns;
@@ -627,7 +562,7 @@ void usbip_server_status(struct usbip_server *s)
 					 (double)st.jpeg_frames / 1e6 : 0.0,
 				 (double)st.jpeg_frame_ns_max / 1e6);
 		emu_log("%s %s: %s%s, alt %u, frames sent %llu dropped %llu, %.2f MB/s, host late %llu times (max %.1f ms, %llu absorbed)%s",
-			cam->name, cam->busid, in_use ? "client " : "no client",
+			cam->camera.name, cam->busid, in_use ? "client " : "no client",
 			in_use ? client : "", alt,
 			(unsigned long long)st.frames_sent,
 			(unsigned long long)st.frames_dropped, mbs,

@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "usb_descriptors.h"
+#include "camera.h"
 
 #define USBIP_SERVER_MAX_CAMERAS	32
 #define USBIP_SERVER_DEFAULT_PORT	3240
@@ -39,22 +39,10 @@ struct usbip_server_config {
 	const char *bind;	/* address to listen on */
 	uint16_t port;
 	unsigned int count;	/* cameras, 1..USBIP_SERVER_MAX_CAMERAS */
-	uint16_t chip_id;	/* what each sensor's CHIP_ID reads */
-	const char *fault_spec;	/* fault.h syntax; NULL or "" for none */
-	unsigned int seed;	/* fault seed; camera i uses seed + i */
-	/* hostile.h modes, NAME[,NAME...]; NULL or "" for none */
-	const char *hostile_spec;
-	/* dormant until usbip_server_arm_hostile() (SIGUSR2) */
-	bool hostile_on_signal;
+	/* every camera's; camera i seeds its faults with camera.seed + i */
+	struct camera_config camera;
 	/* host lateness absorbed by pausing the bus clock (usbip_session.h) */
 	unsigned int late_tolerance_ms;
-	bool verbose;
-	bool free_run;		/* every camera free-runs (bridge.h) */
-	/*
-	 * Every camera's video endpoint: iso (default) or bulk. Hostile
-	 * descriptor modes lie about the iso layout: refused with bulk.
-	 */
-	enum usb_transport transport;
 	/* the limits above; 0 for each takes its default */
 	unsigned int max_clients;
 	unsigned int request_timeout_ms;	/* or USBIP_TIMEOUT_NEVER */

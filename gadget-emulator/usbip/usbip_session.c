@@ -28,6 +28,7 @@
 #include "fault.h"
 #include "grow.h"
 #include "hostile.h"
+#include "clock.h"
 #include "log.h"
 #include "usb_descriptors.h"
 #include "usbip_camera.h"
@@ -75,7 +76,7 @@ struct bulk_urb {
 };
 
 struct session {
-	struct emu_camera *cam;
+	struct usbip_camera *cam;
 	const struct usbip_session_config *cfg;
 	int fd;
 	bool verbose;
@@ -127,14 +128,6 @@ struct session {
 				    HOSTILE_ISO_EXTRA_PACKETS];
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static int grow(uint8_t **buf, size_t *cap, size_t need)
 {
 	uint8_t *p = emu_reserve(*buf, cap, need ? need : 1, 1, RX_INITIAL);
@@ -149,7 +142,7 @@ static int grow(uint8_t **buf, size_t *cap, size_t need)
 static int send_failed(struct session *ss)
 {
 	emu_log("%s: client %s: send failed: %s; closing connection",
-		ss->cam->name, ss->cam->client,
+		ss->cam->camera.name, ss->cam->client,
 		errno == EAGAIN ? "client stopped reading" : strerror(errno));
 	return -1;
 }
@@ -203,30 +196,30 @@ static int handle_control(struct session *ss, const struct usbip_cmd *cmd)
 	int ret;
 
 	usb_setup_decode(cmd->hdr.u.cmd_submit.setup, &s);
-	ret = hostile_hold_control(ss->cam->hostile, &ss->held,
+	ret = hostile_hold_control(ss->cam->camera.hostile, &ss->held,
 				   s.bmRequestType, s.bRequest,
 				   cmd->hdr.seqnum);
 	if (ret < 0)
 		emu_log("%s: hostile: %u control URBs left unanswered already; closing connection",
-			ss->cam->name, HOSTILE_HELD_MAX);
+			ss->cam->camera.name, HOSTILE_HELD_MAX);
 	else if (ret && ss->verbose)
 		emu_log("%s: hostile: control URB seqnum %u left unanswered",
-			ss->cam->name, cmd->hdr.seqnum);
+			ss->cam->camera.name, cmd->hdr.seqnum);
 	if (ret)
 		return ret < 0 ? -1 : 0;	/* held: no reply until unlinked */
 	/* room past wLength for a hostile ctrl-long reply */
 	if (grow(&ss->tx, &ss->tx_cap, USBIP_HEADER_LEN + s.wLength +
 		 HOSTILE_CTRL_LONG_EXTRA) < 0) {
-		emu_log("%s: out of memory for a control reply", ss->cam->name);
+		emu_log("%s: out of memory for a control reply", ss->cam->camera.name);
 		return -1;
 	}
 	pthread_mutex_lock(&ss->cam->lock);
 	if (in)
-		ret = bridge_control(ss->cam->bridge, &s,
+		ret = bridge_control(ss->cam->camera.bridge, &s,
 				     ss->tx + USBIP_HEADER_LEN,
 				     s.wLength + HOSTILE_CTRL_LONG_EXTRA);
 	else
-		ret = bridge_control(ss->cam->bridge, &s,
+		ret = bridge_control(ss->cam->camera.bridge, &s,
 				     (uint8_t *)cmd->data,
 				     cmd->data_len < s.wLength ? cmd->data_len :
 				     s.wLength);
@@ -253,12 +246,12 @@ static int handle_control(struct session *ss, const struct usbip_cmd *cmd)
 static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
 {
 	struct iso_urb *u;
-	uint64_t now = ss->rx_arrival_ns ? ss->rx_arrival_ns : now_ns();
+	uint64_t now = ss->rx_arrival_ns ? ss->rx_arrival_ns : emu_now_ns();
 	uint32_t i;
 
 	u = malloc(sizeof(*u) + cmd->num_iso * sizeof(u->pkt[0]));
 	if (!u) {
-		emu_log("%s: out of memory queuing an iso URB", ss->cam->name);
+		emu_log("%s: out of memory queuing an iso URB", ss->cam->camera.name);
 		return -1;
 	}
 	u->next = NULL;
@@ -298,13 +291,13 @@ static int queue_iso(struct session *ss, const struct usbip_cmd *cmd)
 			u->start_ns = ss->bus_next_ns;
 		}
 		if (ss->verbose)
-			emu_log("%s: host late by %.1f ms: %s", ss->cam->name,
+			emu_log("%s: host late by %.1f ms: %s", ss->cam->camera.name,
 				(double)gap / 1e6, absorb ?
 				"absorbed (bus clock paused)" :
 				"those microframes were never polled");
 	}
 	u->end_ns = u->start_ns + u->np * USBIP_MICROFRAME_NS;
-	u->deadline_ns = hostile_iso_deadline(ss->cam->hostile,
+	u->deadline_ns = hostile_iso_deadline(ss->cam->camera.hostile,
 					      ss->cfg->no_pacing ? 0 :
 					      u->end_ns + ss->lag_ns);
 	ss->bus_next_ns = u->end_ns;
@@ -323,9 +316,9 @@ static int check_vanish(struct session *ss,
 {
 	while (ss->frames_seen < st->frames_sent) {
 		ss->frames_seen++;
-		if (fault_hit(ss->cam->fault, FAULT_VANISH)) {
+		if (fault_hit(ss->cam->camera.fault, FAULT_VANISH)) {
 			emu_log("%s: fault: vanishing after %llu frames (dropping the connection)",
-				ss->cam->name,
+				ss->cam->camera.name,
 				(unsigned long long)ss->frames_seen);
 			ss->vanish = true;
 			return -1;
@@ -338,7 +331,7 @@ static int check_vanish(struct session *ss,
 static int complete_iso(struct session *ss)
 {
 	struct iso_urb *u = ss->head;
-	struct emu_camera *cam = ss->cam;
+	struct usbip_camera *cam = ss->cam;
 	struct usbip_reply *rp = &ss->reply;
 	struct video_stream_stats st;
 	struct hostile_iso_reply r;
@@ -363,13 +356,13 @@ static int complete_iso(struct session *ss)
 	pos = usbip_reply_own(rp, USBIP_HEADER_LEN) ? 0 : -1;
 
 	pthread_mutex_lock(&cam->lock);
-	vs = bridge_video(cam->bridge);
+	vs = bridge_video(cam->camera.bridge);
 	/* the last reply has been sent: its frame buffer is free again */
 	video_stream_release(vs);
 	if (!pos)
 		pos = usbip_reply_iso_packets(rp, vs, u->start_ns, ss->iso_d,
 					      u->np,
-					      bridge_packet_bytes(cam->bridge),
+					      bridge_packet_bytes(cam->camera.bridge),
 					      u->tbl, ss->copy);
 	video_stream_get_stats(vs, &st);
 	pthread_mutex_unlock(&cam->lock);
@@ -386,7 +379,7 @@ static int complete_iso(struct session *ss)
 	if (pos >= 0 && ss->copy) {
 		if (usbip_reply_own(rp, u->tbl - r.data_len)) {
 			r.data = usbip_reply_own_at(rp, USBIP_HEADER_LEN);
-			hostile_iso_reply(cam->hostile, &r);
+			hostile_iso_reply(cam->camera.hostile, &r);
 			usbip_reply_trim(rp, USBIP_HEADER_LEN + r.data_len);
 		} else {
 			pos = -1;
@@ -395,7 +388,7 @@ static int complete_iso(struct session *ss)
 	desc = pos < 0 ? NULL :
 	       usbip_reply_own(rp, (size_t)r.np * USBIP_ISO_DESC_LEN);
 	if (!desc) {
-		emu_log("%s: out of memory for an iso reply", cam->name);
+		emu_log("%s: out of memory for an iso reply", cam->camera.name);
 		free(u);
 		return -1;
 	}
@@ -432,12 +425,12 @@ static int queue_bulk(struct session *ss, const struct usbip_cmd *cmd)
 			 ss->n_bulk);
 	if (why[0]) {
 		emu_log("%s: client %s: bulk URB seqnum %u refused (-EMSGSIZE): %s",
-			ss->cam->name, ss->cam->client, cmd->hdr.seqnum, why);
+			ss->cam->camera.name, ss->cam->client, cmd->hdr.seqnum, why);
 		return reply_status(ss, cmd->hdr.seqnum, -EMSGSIZE);
 	}
 	u = malloc(sizeof(*u));
 	if (!u) {
-		emu_log("%s: out of memory queuing a bulk URB", ss->cam->name);
+		emu_log("%s: out of memory queuing a bulk URB", ss->cam->camera.name);
 		return -1;
 	}
 	*u = (struct bulk_urb){ .seqnum = cmd->hdr.seqnum, .tbl = tbl };
@@ -478,31 +471,31 @@ static int send_bulk(struct session *ss, int32_t status, size_t len)
  */
 static int service_bulk(struct session *ss, uint64_t *wake)
 {
-	struct emu_camera *cam = ss->cam;
+	struct usbip_camera *cam = ss->cam;
 	unsigned int lost = 0;
 
 	while (ss->bulk_head) {
 		uint32_t room = ss->bulk_head->tbl;
 		struct video_stream_stats st;
 		struct video_stream *vs;
-		uint64_t now = now_ns(), next;
+		uint64_t now = emu_now_ns(), next;
 		int32_t status = 0;
 		uint32_t max;
 		long n = 0;
 
 		usbip_reply_reset(&ss->reply);
 		if (!usbip_reply_own(&ss->reply, USBIP_HEADER_LEN)) {
-			emu_log("%s: out of memory for a bulk reply", cam->name);
+			emu_log("%s: out of memory for a bulk reply", cam->camera.name);
 			return -1;
 		}
 		pthread_mutex_lock(&cam->lock);
-		vs = bridge_video(cam->bridge);
+		vs = bridge_video(cam->camera.bridge);
 		/* the last reply has been sent: its frame buffer is free again */
 		video_stream_release(vs);
-		max = bridge_bulk_payload_max(cam->bridge);
+		max = bridge_bulk_payload_max(cam->camera.bridge);
 		if (!max) {
 			status = -ESHUTDOWN;
-		} else if (bridge_ep_halted(cam->bridge)) {
+		} else if (bridge_ep_halted(cam->camera.bridge)) {
 			status = BRIDGE_STALL;
 		} else if (!video_stream_poll(vs, now, &next)) {
 			pthread_mutex_unlock(&cam->lock);
@@ -518,11 +511,11 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 		video_stream_get_stats(vs, &st);
 		pthread_mutex_unlock(&cam->lock);
 		if (n < 0) {
-			emu_log("%s: out of memory for a bulk reply", cam->name);
+			emu_log("%s: out of memory for a bulk reply", cam->camera.name);
 			return -1;
 		}
 		if (n > 0 &&
-		    hostile_on(cam->hostile, HOSTILE_BULK_URB_STATUS)) {
+		    hostile_on(cam->camera.hostile, HOSTILE_BULK_URB_STATUS)) {
 			/* the transfer's data is used up, none of it sent */
 			status = -EPROTO;
 			n = 0;
@@ -536,7 +529,7 @@ static int service_bulk(struct session *ss, uint64_t *wake)
 		}
 		if (status && status != -EPROTO && ss->verbose)
 			emu_log("%s: bulk URB seqnum %u ended %d: the endpoint is %s",
-				cam->name, ss->bulk_head->seqnum, status,
+				cam->camera.name, ss->bulk_head->seqnum, status,
 				status == BRIDGE_STALL ? "halted" : "gone");
 		if (send_bulk(ss, status, (size_t)n) < 0 ||
 		    check_vanish(ss, &st) < 0)
@@ -596,7 +589,7 @@ static int settle_early_unlinks(struct session *ss, uint32_t seqnum)
 		e = take_early_unlink(ss, i);
 		if (ss->verbose)
 			emu_log("%s: URB seqnum %u %s its early unlink %u",
-				ss->cam->name, seqnum, e.victim == seqnum ?
+				ss->cam->camera.name, seqnum, e.victim == seqnum ?
 				"came after" : "came instead of the one named by",
 				e.seqnum);
 		if (send_ret_unlink(ss, e.seqnum,
@@ -624,7 +617,7 @@ static int keep_early_unlink(struct session *ss, uint32_t seqnum,
 	ss->early[ss->n_early++] = (struct early_unlink){ seqnum, victim };
 	if (ss->verbose)
 		emu_log("%s: unlink seqnum %u came before the URB it names (%u); answered when that comes",
-			ss->cam->name, seqnum, victim);
+			ss->cam->camera.name, seqnum, victim);
 	return 0;
 }
 
@@ -634,7 +627,7 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 	struct iso_urb **pp, *u;
 	struct bulk_urb **bp, *b;
 	int32_t status = 0;	/* already completed (or never ours) */
-	bool answer = !hostile_on(ss->cam->hostile, HOSTILE_UNLINK_NEVER);
+	bool answer = !hostile_on(ss->cam->camera.hostile, HOSTILE_UNLINK_NEVER);
 	int held = hostile_held_unlink(&ss->held, victim);
 
 	if (held >= 0) {	/* a control URB hostile.h kept unanswered */
@@ -674,7 +667,7 @@ static int handle_unlink(struct session *ss, const struct usbip_cmd *cmd)
 	if (!ss->head)
 		ss->lag_ns = 0;	/* a stopped stream restarts on wall time */
 	if (ss->verbose)
-		emu_log("%s: unlink seqnum %u: %s%s", ss->cam->name,
+		emu_log("%s: unlink seqnum %u: %s%s", ss->cam->camera.name,
 			cmd->hdr.u.cmd_unlink.seqnum,
 			status ? "cancelled" : "already completed",
 			answer ? "" : " (hostile: no RET_UNLINK)");
@@ -693,15 +686,15 @@ static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
 		bool ok, halted;
 
 		pthread_mutex_lock(&ss->cam->lock);
-		ok = bridge_bulk_payload_max(ss->cam->bridge) != 0;
-		halted = bridge_ep_halted(ss->cam->bridge);
+		ok = bridge_bulk_payload_max(ss->cam->camera.bridge) != 0;
+		halted = bridge_ep_halted(ss->cam->camera.bridge);
 		pthread_mutex_unlock(&ss->cam->lock);
 		if (ok && !halted)
 			return queue_bulk(ss, cmd);
 		if (ok) {
 			if (ss->verbose)
 				emu_log("%s: bulk URB seqnum %u refused: the endpoint is halted",
-					ss->cam->name, h->seqnum);
+					ss->cam->camera.name, h->seqnum);
 			return reply_status(ss, h->seqnum, BRIDGE_STALL);
 		}
 	}
@@ -709,7 +702,7 @@ static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
 		bool ok;
 
 		pthread_mutex_lock(&ss->cam->lock);
-		ok = bridge_packet_bytes(ss->cam->bridge) != 0;
+		ok = bridge_packet_bytes(ss->cam->camera.bridge) != 0;
 		pthread_mutex_unlock(&ss->cam->lock);
 		if (ok)
 			return queue_iso(ss, cmd);
@@ -717,7 +710,7 @@ static int handle_submit(struct session *ss, const struct usbip_cmd *cmd)
 	/* no such endpoint in the current alt setting */
 	if (ss->verbose)
 		emu_log("%s: URB seqnum %u to ep %u %s refused (no such endpoint in the current alt)",
-			ss->cam->name, h->seqnum, h->ep,
+			ss->cam->camera.name, h->seqnum, h->ep,
 			h->direction == USBIP_DIR_IN ? "IN" : "OUT");
 	return reply_status(ss, h->seqnum, BRIDGE_STALL);
 }
@@ -742,7 +735,7 @@ static ssize_t recv_stamped(struct session *ss, uint8_t *buf, size_t len)
 	};
 	struct cmsghdr *cm;
 	ssize_t n = recvmsg(ss->fd, &msg, MSG_DONTWAIT);
-	uint64_t mono = now_ns();
+	uint64_t mono = emu_now_ns();
 
 	ss->rx_arrival_ns = mono;
 	if (n <= 0)
@@ -786,7 +779,7 @@ static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 
 	if (h->devid != ss->devid) {
 		emu_log("%s: client %s sent devid 0x%08x, not the imported camera's 0x%08x; closing connection",
-			ss->cam->name, ss->cam->client, h->devid, ss->devid);
+			ss->cam->camera.name, ss->cam->client, h->devid, ss->devid);
 		return -1;
 	}
 	if (h->command != USBIP_CMD_SUBMIT)
@@ -811,7 +804,7 @@ static int check_cmd(struct session *ss, const struct usbip_cmd *cmd)
 	else
 		return 0;
 	emu_log("%s: client %s: URB seqnum %u refused (-EMSGSIZE): %s",
-		ss->cam->name, ss->cam->client, h->seqnum, why);
+		ss->cam->camera.name, ss->cam->client, h->seqnum, why);
 	return reply_status(ss, h->seqnum, -EMSGSIZE) < 0 ? -1 : 1;
 }
 
@@ -840,7 +833,7 @@ static int process_rx(struct session *ss)
 				       &need, err, sizeof(err));
 		if (used == USBIP_PARSE_ERROR) {
 			emu_log("%s: client %s sent a malformed command (%s); closing connection",
-				ss->cam->name, ss->cam->client, err);
+				ss->cam->camera.name, ss->cam->client, err);
 			return -1;
 		}
 		if (used == USBIP_PARSE_NEED_MORE && ss->rx_len < USBIP_HEADER_LEN)
@@ -856,7 +849,7 @@ static int process_rx(struct session *ss)
 		if (used == USBIP_PARSE_NEED_MORE) {
 			if (grow(&ss->rx, &ss->rx_cap, need) < 0) {
 				emu_log("%s: out of memory for a %zu-byte command",
-					ss->cam->name, need);
+					ss->cam->camera.name, need);
 				return -1;
 			}
 			return 0;
@@ -885,7 +878,7 @@ static int on_readable(struct session *ss)
 	ssize_t n;
 
 	if (grow(&ss->rx, &ss->rx_cap, ss->rx_len + 4096) < 0) {
-		emu_log("%s: out of memory for receiving", ss->cam->name);
+		emu_log("%s: out of memory for receiving", ss->cam->camera.name);
 		return -1;
 	}
 	n = recv_stamped(ss, ss->rx + ss->rx_len, ss->rx_cap - ss->rx_len);
@@ -893,11 +886,11 @@ static int on_readable(struct session *ss)
 		if (errno == EAGAIN || errno == EINTR)
 			return 0;
 		emu_log("%s: client %s: receive failed: %s; closing connection",
-			ss->cam->name, ss->cam->client, strerror(errno));
+			ss->cam->camera.name, ss->cam->client, strerror(errno));
 		return -1;
 	}
 	if (n == 0) {
-		emu_log("%s: client %s disconnected%s", ss->cam->name,
+		emu_log("%s: client %s disconnected%s", ss->cam->camera.name,
 			ss->cam->client,
 			ss->rx_len ? " in the middle of a command" : "");
 		return -1;
@@ -906,7 +899,7 @@ static int on_readable(struct session *ss)
 	return process_rx(ss);
 }
 
-void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
+void usbip_session_run(struct usbip_camera *cam, int fd, int stop_fd,
 		       const struct usbip_session_config *cfg)
 {
 	struct session ss = {
@@ -916,20 +909,20 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 		.verbose = cfg->verbose,
 		.late_tolerance_ns = cfg->late_tolerance_ms * 1000000ull,
 	};
-	uint64_t first_cmd_by = now_ns() +
+	uint64_t first_cmd_by = emu_now_ns() +
 				cfg->first_cmd_timeout_ms * 1000000ull;
 	struct video_stream_stats st;
 	struct usbip_usb_device d;
 	struct bulk_urb *b;
 	struct iso_urb *u;
 
-	emu_camera_usbip_device(cam, &d);
+	usbip_camera_device(cam, &d);
 	ss.devid = d.busnum << 16 | d.devnum;
 	pthread_mutex_lock(&cam->lock);
-	video_stream_get_stats(bridge_video(cam->bridge), &st);
-	ss.bulk = bridge_transport(cam->bridge) == USB_TRANSPORT_BULK;
+	video_stream_get_stats(bridge_video(cam->camera.bridge), &st);
+	ss.bulk = bridge_transport(cam->camera.bridge) == USB_TRANSPORT_BULK;
 	pthread_mutex_unlock(&cam->lock);
-	ss.copy = hostile_any(cam->hostile) || cfg->copy_packets;
+	ss.copy = hostile_any(cam->camera.hostile) || cfg->copy_packets;
 	ss.frames_seen = st.frames_sent;
 	{
 		int one = 1;
@@ -944,7 +937,7 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 			{ .fd = stop_fd, .events = POLLIN },
 		};
 		struct timespec ts, *tsp = NULL;
-		uint64_t now = now_ns(), wake = UINT64_MAX;
+		uint64_t now = emu_now_ns(), wake = UINT64_MAX;
 
 		while (ss.head && ss.head->deadline_ns <= now) {
 			if (complete_iso(&ss) < 0 ||
@@ -958,7 +951,7 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 		if (!ss.got_cmd && cfg->first_cmd_timeout_ms) {
 			if (now >= first_cmd_by) {
 				emu_log("%s: client %s imported the camera but sent no URB within %u ms (--first-urb-timeout); closing connection",
-					cam->name, cam->client,
+					cam->camera.name, cam->client,
 					cfg->first_cmd_timeout_ms);
 				break;
 			}
@@ -981,14 +974,14 @@ void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
 		if (ppoll(pfd, stop_fd >= 0 ? 2 : 1, tsp, NULL) < 0) {
 			if (errno == EINTR)
 				continue;
-			emu_log("%s: poll failed: %s", cam->name,
+			emu_log("%s: poll failed: %s", cam->camera.name,
 				strerror(errno));
 			break;
 		}
 		if (stop_fd >= 0 && (pfd[1].revents & POLLIN))
 			break;
 		if (ss.rx_blocked && (pfd[0].revents & (POLLHUP | POLLERR))) {
-			emu_log("%s: client %s hung up", cam->name, cam->client);
+			emu_log("%s: client %s hung up", cam->camera.name, cam->client);
 			break;
 		}
 		if (pfd[0].revents & (POLLIN | POLLHUP | POLLERR)) {

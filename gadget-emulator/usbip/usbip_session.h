@@ -47,7 +47,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct emu_camera;
+struct usbip_camera;
 
 /*
  * What a hostile client may make the session hold (a real vhci stays
@@ -98,7 +98,7 @@ struct usbip_session_config {
  * Run until the client goes away, sends garbage, a vanish fault fires,
  * or stop_fd becomes readable. Does not close fd.
  */
-void usbip_session_run(struct emu_camera *cam, int fd, int stop_fd,
+void usbip_session_run(struct usbip_camera *cam, int fd, int stop_fd,
 		       const struct usbip_session_config *cfg);
 
 #endif /* ISOCAM_EMU_USBIP_SESSION_H */

@@ -200,7 +200,7 @@ static int run(unsigned int n, bool copy, double *fps, double *cpu_pct,
 	       double *ms_frame, double *user_ms_frame)
 {
 	struct usbip_server_config cfg = {
-		.count = n, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.count = n, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 		.copy_packets = copy,
 	};

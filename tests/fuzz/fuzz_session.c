@@ -651,12 +651,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t cfgb = size ? data[0] : 0;
 	struct usbip_server_config cfg = {
 		.count = CAMERAS,
-		.chip_id = IC1280_CHIP_ID,
-		.seed = 1,
-		.fault_spec = fault_specs[cfgb & FZ_CFG_FAULTS],
+		.camera.chip_id = IC1280_CHIP_ID,
+		.camera.seed = 1,
+		.camera.fault_spec = fault_specs[cfgb & FZ_CFG_FAULTS],
 		.late_tolerance_ms = cfgb & FZ_CFG_STRICT_LATE ? 0 :
 				     USBIP_DEFAULT_LATE_TOLERANCE_MS,
-		.verbose = cfgb & FZ_CFG_VERBOSE,
+		.camera.verbose = cfgb & FZ_CFG_VERBOSE,
 		.max_queued_uframes = cfgb & FZ_CFG_SMALL_QUEUE ? 64 : 0,
 		/* every input ends by closing: no wall-clock timeouts */
 		.request_timeout_ms = USBIP_TIMEOUT_NEVER,

@@ -718,7 +718,7 @@ static unsigned int host_frames(int fd, unsigned int want,
  */
 static void test_gadget_serve(void **state)
 {
-	struct ffs_gadget_config cfg = { .chip_id = IC1280_CHIP_ID };
+	struct ffs_gadget_config cfg = { .camera.chip_id = IC1280_CHIP_ID };
 	struct ffs_gadget *g;
 	int e0[2], vid[2];
 	uint8_t buf[64];
@@ -768,23 +768,23 @@ static void test_gadget_serve(void **state)
 /* What applies to a FunctionFS gadget is taken, USB/IP-only lies are not. */
 static void test_gadget_config(void **state)
 {
-	struct ffs_gadget_config cfg = { .chip_id = IC1280_CHIP_ID };
+	struct ffs_gadget_config cfg = { .camera.chip_id = IC1280_CHIP_ID };
 
 	(void)state;
 	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
-	cfg.fault_spec = "drop=1/40,nak=1/9,stall=1/7";
-	cfg.hostile_spec = "ph-len0,fid-flip,ctrl-stall,i2c-garbage";
+	cfg.camera.fault_spec = "drop=1/40,nak=1/9,stall=1/7";
+	cfg.camera.hostile_spec = "ph-len0,fid-flip,ctrl-stall,i2c-garbage";
 	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
-	cfg.fault_spec = "drop=1/40,vanish=after:30";
+	cfg.camera.fault_spec = "drop=1/40,vanish=after:30";
 	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
-	cfg.fault_spec = NULL;
-	cfg.hostile_spec = "ph-len0,iso-late";
+	cfg.camera.fault_spec = NULL;
+	cfg.camera.hostile_spec = "ph-len0,iso-late";
 	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
-	cfg.hostile_spec = "desc-bulk";
+	cfg.camera.hostile_spec = "desc-bulk";
 	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
-	cfg.hostile_spec = "ctrl-never";
+	cfg.camera.hostile_spec = "ctrl-never";
 	assert_int_equal(ffs_gadget_check_config(&cfg), -1);
-	cfg.hostile_spec = "ctrl-short,";
+	cfg.camera.hostile_spec = "ctrl-short,";
 	assert_int_equal(ffs_gadget_check_config(&cfg), 0);
 }
 

@@ -154,8 +154,8 @@ static void test_lists(void **state)
 static void test_unknown_name(void **state)
 {
 	struct usbip_server_config cfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
-		.hostile_spec = "ph-err,iso-sometimes",
+		.count = 1, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
+		.camera.hostile_spec = "ph-err,iso-sometimes",
 	};
 	struct capture cp;
 	char err[1024];
@@ -257,9 +257,9 @@ static struct usbip_server *server(const char *spec, bool on_signal,
 				   unsigned int count, unsigned int seed)
 {
 	struct usbip_server_config cfg = {
-		.count = count, .chip_id = IC1280_CHIP_ID, .seed = seed,
+		.count = count, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = seed,
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
-		.hostile_spec = spec, .hostile_on_signal = on_signal,
+		.camera.hostile_spec = spec, .camera.hostile_on_signal = on_signal,
 	};
 	struct usbip_server *s = usbip_server_new(&cfg);
 
@@ -830,10 +830,10 @@ static void bulk_once(struct cli *c)
 static void test_bulk_urb_status(void **state)
 {
 	struct usbip_server_config cfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.count = 1, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
-		.transport = USB_TRANSPORT_BULK,
-		.hostile_spec = "bulk-urb-status", .hostile_on_signal = true,
+		.camera.transport = USB_TRANSPORT_BULK,
+		.camera.hostile_spec = "bulk-urb-status", .camera.hostile_on_signal = true,
 	};
 	struct usbip_server *srv = usbip_server_new(&cfg);
 	struct cli c;

@@ -646,7 +646,7 @@ static int64_t gap_after_host_pause(unsigned int tolerance_ms)
 	static uint8_t buf[USBIP_HEADER_LEN + 8 * PKT + 8 * USBIP_ISO_DESC_LEN];
 	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
 	struct usbip_server_config cfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
+		.count = 1, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
 		.late_tolerance_ms = tolerance_ms,
 	};
 	struct usbip_server *saved = srv;
@@ -684,8 +684,8 @@ static void test_vanish(void **state)
 {
 	static uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
 	struct usbip_server_config cfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
-		.fault_spec = "vanish=after:2",
+		.count = 1, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
+		.camera.fault_spec = "vanish=after:2",
 		/* a loaded machine's late client must not cost a frame */
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
@@ -768,8 +768,8 @@ static struct usbip_server *use_server(struct usbip_server_config *cfg)
 	struct usbip_server *saved = srv;
 
 	cfg->count = cfg->count ? cfg->count : 2;
-	cfg->chip_id = IC1280_CHIP_ID;
-	cfg->seed = 1;
+	cfg->camera.chip_id = IC1280_CHIP_ID;
+	cfg->camera.seed = 1;
 	srv = usbip_server_new(cfg);
 	assert_non_null(srv);
 	return saved;
@@ -1275,7 +1275,7 @@ static size_t wire_capture(bool copy, const char *faults, uint8_t *out,
 	 * clock instead, so both captures see the same microframes.
 	 */
 	struct usbip_server_config cfg = {
-		.no_pacing = true, .copy_packets = copy, .fault_spec = faults,
+		.no_pacing = true, .copy_packets = copy, .camera.fault_spec = faults,
 		.late_tolerance_ms = 60000,
 	};
 	struct usbip_server *saved = use_server(&cfg);
@@ -1379,7 +1379,7 @@ static uint32_t submit_bulk(struct conn *c, uint32_t tbl)
 static struct usbip_server *use_bulk_server(void)
 {
 	struct usbip_server_config cfg = {
-		.transport = USB_TRANSPORT_BULK,
+		.camera.transport = USB_TRANSPORT_BULK,
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
 
@@ -1669,8 +1669,8 @@ static void test_bulk_limits(void **state)
 {
 	static uint8_t buf[USBIP_HEADER_LEN + BULK_MAX];
 	struct usbip_server_config hcfg = {
-		.count = 1, .chip_id = IC1280_CHIP_ID, .seed = 1,
-		.transport = USB_TRANSPORT_BULK, .hostile_spec = "desc-bulk",
+		.count = 1, .camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
+		.camera.transport = USB_TRANSPORT_BULK, .camera.hostile_spec = "desc-bulk",
 	};
 	struct usbip_server *saved = use_bulk_server();
 	struct bulk_rx rx = { .last_counter = -1 };
@@ -1731,7 +1731,7 @@ static int setup(void **state)
 {
 	struct usbip_server_config cfg = {
 		.bind = "127.0.0.1", .port = 0, .count = 2,
-		.chip_id = IC1280_CHIP_ID, .seed = 1,
+		.camera.chip_id = IC1280_CHIP_ID, .camera.seed = 1,
 		.late_tolerance_ms = USBIP_DEFAULT_LATE_TOLERANCE_MS,
 	};
 
