@@ -12,7 +12,6 @@
  * isocam-emu did before) and sent from the frame buffer (its default).
  * Numbers only, no assertions.
  */
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -31,6 +30,7 @@
 
 #include "bench_ref.h"
 #include "bridge.h"
+#include "usbip_client.h"
 #include "usbip_proto.h"
 #include "usbip_server.h"
 
@@ -42,30 +42,15 @@
 #define SECONDS		3
 #define MAX_CAMS	16
 
-struct srv_arg {
-	struct usbip_server *srv;
-	int fd;
-};
-
 /* One camera's client: vhci's side of one connection. */
 struct client {
 	pthread_t th;
-	int fd;
+	struct usbip_client uc;
 	unsigned int cam;	/* bus id 1-(cam + 1) */
-	uint32_t seq;
 	_Atomic bool counting, stop;
 	uint64_t bytes;		/* while counting */
 	bool failed;
 };
-
-static void *serve(void *p)
-{
-	struct srv_arg *a = p;
-
-	usbip_server_serve_fd(a->srv, a->fd, "bench");
-	free(a);
-	return NULL;
-}
 
 static double now_s(void)
 {
@@ -85,63 +70,23 @@ static void cpu_s(double *user, double *sys)
 	*sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static int recv_exact(int fd, uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = recv(fd, p, len, 0);
-
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int ctrl_out(struct client *c, uint8_t bm, uint8_t req, uint16_t val,
 		    const uint8_t *data, uint16_t len)
 {
-	uint8_t buf[USBIP_HEADER_LEN + 64];
-	struct usb_setup s = { bm, req, val, 0, len };
-	struct usbip_header h;
+	uint8_t buf[64];
 
-	memset(&h, 0, sizeof(h));
-	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = c->seq++;
-	h.devid = 0x10000 | (c->cam + 1);	/* busnum 1, devnum cam + 1 */
-	h.u.cmd_submit.transfer_buffer_length = len;
-	usb_setup_encode(h.u.cmd_submit.setup, &s);
-	usbip_header_encode(buf, &h);
-	if (len)
-		memcpy(buf + USBIP_HEADER_LEN, data, len);
-	if (send(c->fd, buf, USBIP_HEADER_LEN + len, MSG_NOSIGNAL) < 0 ||
-	    recv_exact(c->fd, buf, USBIP_HEADER_LEN) < 0)
-		return -1;
-	return 0;
+	memcpy(buf, data, len);
+	return usbip_client_ctrl(&c->uc, bm, req, val, 0, len, buf, -1) < 0 ?
+	       -1 : 0;
 }
 
 static int submit_iso(struct client *c)
 {
 	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
-	struct usbip_header h;
-	uint32_t i;
 
-	memset(&h, 0, sizeof(h));
-	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = c->seq++;
-	h.devid = 0x10000 | (c->cam + 1);
-	h.direction = USBIP_DIR_IN;
-	h.ep = 1;
-	h.u.cmd_submit.transfer_buffer_length = NP * PKT;
-	h.u.cmd_submit.number_of_packets = NP;
-	usbip_header_encode(buf, &h);
-	for (i = 0; i < NP; i++) {
-		struct usbip_iso_desc d = { i * PKT, PKT, 0, 0 };
-
-		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
-				      i * USBIP_ISO_DESC_LEN, &d);
-	}
-	return send(c->fd, buf, sizeof(buf), MSG_NOSIGNAL) < 0 ? -1 : 0;
+	return usbip_client_send(&c->uc, buf,
+				 usbip_client_encode_iso(&c->uc, buf, 1, NP,
+							 PKT, NP * PKT));
 }
 
 /* Import camera c->cam, start 640x480 YUYV at 30 fps, stream until stop. */
@@ -149,18 +94,14 @@ static void *client_run(void *p)
 {
 	static const uint8_t on[] = { 0x01, 0x00, IC1280_MODE_STREAMING };
 	struct client *c = p;
-	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
 	uint8_t *rx = malloc(USBIP_HEADER_LEN + NP * PKT +
 			     NP * USBIP_ISO_DESC_LEN);
 	char busid[16];
 	int i;
 
 	snprintf(busid, sizeof(busid), "1-%u", c->cam + 1);
-	usbip_import_req_encode(req, busid);
-	c->seq = 1;
 	/* power-on mode is 640x480 YUYV at 30 fps */
-	if (!rx || send(c->fd, req, sizeof(req), MSG_NOSIGNAL) < 0 ||
-	    recv_exact(c->fd, rep, sizeof(rep)) < 0 ||
+	if (!rx || usbip_client_import(&c->uc, busid, -1) ||
 	    ctrl_out(c, 0, USB_REQ_SET_CONFIGURATION, 1, NULL, 0) ||
 	    ctrl_out(c, USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
 		     ISOCAM_REQ_I2C_WRITE, IC1280_I2C_ADDR, on, sizeof(on)) ||
@@ -172,11 +113,11 @@ static void *client_run(void *p)
 	while (!c->stop) {
 		struct usbip_header h;
 
-		if (recv_exact(c->fd, rx, USBIP_HEADER_LEN) < 0 ||
+		if (usbip_client_recv(&c->uc, rx, USBIP_HEADER_LEN, -1) < 0 ||
 		    usbip_header_decode(rx, USBIP_HEADER_LEN, &h) < 0 ||
-		    recv_exact(c->fd, rx + USBIP_HEADER_LEN,
-			       (size_t)h.u.ret_submit.actual_length +
-			       NP * USBIP_ISO_DESC_LEN) < 0)
+		    usbip_client_recv(&c->uc, rx + USBIP_HEADER_LEN,
+				      (size_t)h.u.ret_submit.actual_length +
+				      NP * USBIP_ISO_DESC_LEN, -1) < 0)
 			goto fail;
 		if (c->counting)
 			c->bytes += (uint64_t)h.u.ret_submit.actual_length;
@@ -206,7 +147,6 @@ static int run(unsigned int n, bool copy, double *fps, double *cpu_pct,
 	};
 	static struct client cl[MAX_CAMS];
 	struct usbip_server *srv = usbip_server_new(&cfg);
-	pthread_t th[MAX_CAMS];
 	double t0, u0, s0, u1, s1, dt, dc, frames = 0;
 	unsigned int i;
 	int ret = 0;
@@ -214,17 +154,10 @@ static int run(unsigned int n, bool copy, double *fps, double *cpu_pct,
 	if (!srv)
 		return -1;
 	for (i = 0; i < n; i++) {
-		struct srv_arg *a = malloc(sizeof(*a));
-		int sv[2];
-
-		if (!a || socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-			return -1;
-		a->srv = srv;
-		a->fd = sv[1];
 		memset(&cl[i], 0, sizeof(cl[i]));
-		cl[i].fd = sv[0];
 		cl[i].cam = i;
-		pthread_create(&th[i], NULL, serve, a);
+		if (usbip_client_connect(&cl[i].uc, srv, "bench") < 0)
+			return -1;
 		pthread_create(&cl[i].th, NULL, client_run, &cl[i]);
 	}
 	sleep(WARM_S);
@@ -241,10 +174,9 @@ static int run(unsigned int n, bool copy, double *fps, double *cpu_pct,
 	for (i = 0; i < n; i++) {
 		cl[i].stop = true;
 		/* A resubmit may race this: its send() is MSG_NOSIGNAL. */
-		shutdown(cl[i].fd, SHUT_RDWR);
+		shutdown(cl[i].uc.fd, SHUT_RDWR);
 		pthread_join(cl[i].th, NULL);
-		close(cl[i].fd);
-		pthread_join(th[i], NULL);
+		usbip_client_hangup(&cl[i].uc);
 		frames += (double)cl[i].bytes / (640.0 * 480 * 2);
 		if (cl[i].failed && cl[i].bytes == 0)
 			ret = -1;

@@ -17,7 +17,6 @@
  */
 #include <errno.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -35,6 +34,7 @@
 #include "bridge.h"
 #include "fuzz_session.h"
 #include "log.h"
+#include "usbip_client.h"
 #include "usbip_proto.h"
 #include "usbip_server.h"
 
@@ -633,19 +633,6 @@ static void record(struct fz *f)
 	}
 }
 
-struct served {
-	struct usbip_server *srv;
-	int fd;
-};
-
-static void *serve(void *arg)
-{
-	struct served *s = arg;
-
-	usbip_server_serve_fd(s->srv, s->fd, "fuzz");
-	return NULL;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t cfgb = size ? data[0] : 0;
@@ -665,16 +652,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct fz f = { .p = data + (size ? 1 : 0), .end = data + size,
 			.seq = 1 };
-	struct served s;
-	pthread_t th;
-	int sv[2];
+	struct usbip_server *srv = usbip_server_new(&cfg);
+	struct usbip_client c;
 
-	s.srv = usbip_server_new(&cfg);
-	CHECK(s.srv);
-	CHECK(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
-	f.fd = sv[0];
-	s.fd = sv[1];
-	CHECK(pthread_create(&th, NULL, serve, &s) == 0);
+	CHECK(srv);
+	CHECK(usbip_client_connect(&c, srv, "fuzz") == 0);
+	f.fd = c.fd;
 
 	while (f.p < f.end && !f.closed && f.sent < MAX_SEND) {
 		record(&f);
@@ -685,9 +668,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	shutdown(f.fd, SHUT_WR);
 	pump(&f, EOF_SEEN);
 
-	pthread_join(th, NULL);	/* the server closed its end */
-	close(f.fd);
-	usbip_server_free(s.srv);
+	usbip_client_hangup(&c);	/* the server closed its end */
+	usbip_server_free(srv);
 	free(f.out);
 	free(f.rx);
 	free(f.urbs);

@@ -20,17 +20,19 @@ $(BUILD)/tests/test_emu_bridge: $(ROOT)/tests/unit/test_emu_bridge.c \
 		$(EMU_MODEL_LIBS)
 
 $(BUILD)/tests/test_emu_server: $(ROOT)/tests/unit/test_emu_server.c \
-		$(EMU_SRCS) $(CORE_SRCS) $(EMU_HDRS) $(CORE_HDRS)
+		$(USBIP_CLIENT_SRCS) $(EMU_SRCS) $(CORE_SRCS) \
+		$(USBIP_CLIENT_HDRS) $(EMU_HDRS) $(CORE_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_USB_UNIT_CFLAGS) -I$(ROOT)/core -o $@ $(filter %.c,$^) \
-		-lcmocka $(EMU_MODEL_LIBS)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) $(USBIP_CLIENT_INCLUDES) -I$(ROOT)/core \
+		-o $@ $(filter %.c,$^) -lcmocka $(EMU_MODEL_LIBS)
 
 # --hostile: every mode, dormant and armed, over sessions and the bridge.
 $(BUILD)/tests/test_emu_hostile: $(ROOT)/tests/unit/test_emu_hostile.c \
-		$(EMU_SRCS) $(EMU_HDRS)
+		$(USBIP_CLIENT_SRCS) $(EMU_SRCS) $(USBIP_CLIENT_HDRS) \
+		$(EMU_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(EMU_USB_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka \
-		$(EMU_MODEL_LIBS)
+	$(CC) $(EMU_USB_UNIT_CFLAGS) $(USBIP_CLIENT_INCLUDES) -o $@ \
+		$(filter %.c,$^) -lcmocka $(EMU_MODEL_LIBS)
 
 # Video replies sent from the frame buffer against copied ones.
 $(BUILD)/tests/test_emu_reply: $(ROOT)/tests/unit/test_emu_reply.c \

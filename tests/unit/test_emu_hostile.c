@@ -32,6 +32,7 @@
 
 #include "bridge.h"
 #include "hostile.h"
+#include "usbip_client.h"
 #include "usbip_hostile.h"
 #include "usb_descriptors.h"
 #include "usbip_proto.h"
@@ -311,15 +312,6 @@ static void test_log_lines(void **state)
 /* ------------------------------------------------------------------ */
 /* a client playing vhci                                               */
 
-struct cli {
-	struct usbip_server *srv;
-	pthread_t thread;
-	int fd;			/* the test's end */
-	int server_end;
-	uint32_t seq;
-	uint8_t num_ifaces;	/* from the import reply */
-};
-
 struct reply {
 	struct usbip_header h;
 	uint8_t data[LONG_NP * PKT];
@@ -330,86 +322,46 @@ struct reply {
 
 static struct reply rep;	/* one reply at a time */
 
-static void *serve(void *arg)
+static void cli_connect(struct usbip_client *c, struct usbip_server *srv)
 {
-	struct cli *c = arg;
-
-	usbip_server_serve_fd(c->srv, c->server_end, "hostile-test");
-	return NULL;
+	assert_int_equal(usbip_client_connect(c, srv, "hostile-test"), 0);
 }
 
-static void cli_connect(struct cli *c, struct usbip_server *srv)
+static void cli_hangup(struct usbip_client *c)
 {
-	int sv[2];
-
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	*c = (struct cli){ .srv = srv, .fd = sv[0], .server_end = sv[1],
-			   .seq = 1 };
-	assert_int_equal(pthread_create(&c->thread, NULL, serve, c), 0);
+	usbip_client_hangup(c);
 }
 
-static void cli_hangup(struct cli *c)
+static void xsend(struct usbip_client *c, const void *buf, size_t len)
 {
-	close(c->fd);
-	pthread_join(c->thread, NULL);
-}
-
-static void xsend(struct cli *c, const void *buf, size_t len)
-{
-	assert_int_equal(send(c->fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
+	assert_int_equal(usbip_client_send(c, buf, len), 0);
 }
 
 /* Exactly len bytes, each within ms; -1 on EOF or silence. */
-static int xrecv(struct cli *c, void *buf, size_t len, int ms)
+static int xrecv(struct usbip_client *c, void *buf, size_t len, int ms)
 {
-	uint8_t *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&pfd, 1, ms) != 1)
-			return -1;
-		n = recv(c->fd, p, len, 0);
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return usbip_client_recv(c, buf, len, ms);
 }
 
-static bool silent(struct cli *c, int ms)
+static bool silent(struct usbip_client *c, int ms)
 {
-	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-
-	return poll(&pfd, 1, ms) == 0;
+	return usbip_client_silent(c, ms);
 }
 
-static void cli_import(struct cli *c)
+static void cli_import(struct usbip_client *c)
 {
-	uint8_t buf[USBIP_IMPORT_REP_LEN];
-	struct usbip_op_common op;
-	struct usbip_usb_device d;
-
-	usbip_import_req_encode(buf, "1-1");
-	xsend(c, buf, USBIP_IMPORT_REQ_LEN);
-	assert_int_equal(xrecv(c, buf, USBIP_IMPORT_REP_LEN, 3000), 0);
-	assert_int_equal(usbip_op_common_decode(buf, USBIP_OP_COMMON_LEN, &op), 0);
-	assert_int_equal(op.status, USBIP_OP_STATUS_OK);
-	assert_int_equal(usbip_device_decode(buf + USBIP_OP_COMMON_LEN,
-					     USBIP_DEVICE_LEN, &d), 0);
-	c->num_ifaces = d.bNumInterfaces;
+	assert_int_equal(usbip_client_import(c, "1-1", 3000), 0);
+	assert_int_equal(c->devid, DEVID);
 }
 
-static void cli_open(struct cli *c, const char *spec, bool on_signal,
+static void cli_open(struct usbip_client *c, const char *spec, bool on_signal,
 		     unsigned int seed)
 {
 	cli_connect(c, server(spec, on_signal, 1, seed));
 	cli_import(c);
 }
 
-static void cli_close(struct cli *c)
+static void cli_close(struct usbip_client *c)
 {
 	struct usbip_server *s = c->srv;
 
@@ -417,73 +369,36 @@ static void cli_close(struct cli *c)
 	usbip_server_free(s);
 }
 
-static uint32_t stamp(struct cli *c, struct usbip_header *h, uint32_t command)
+static uint32_t ctl_submit(struct usbip_client *c, uint8_t bm,
+			   uint8_t req, uint16_t val, uint16_t idx,
+			   uint16_t len, const void *out)
 {
-	h->command = command;
-	h->seqnum = c->seq++;
-	h->devid = DEVID;
-	return h->seqnum;
-}
-
-static uint32_t ctl_submit(struct cli *c, uint8_t bm, uint8_t req,
-			   uint16_t val, uint16_t idx, uint16_t len,
-			   const void *out)
-{
-	struct usbip_header h = {
-		.direction = bm & USB_DIR_IN ? USBIP_DIR_IN : USBIP_DIR_OUT,
-	};
-	struct usb_setup s = { bm, req, val, idx, len };
 	uint8_t buf[USBIP_HEADER_LEN + 256];
-	size_t n = USBIP_HEADER_LEN;
-	uint32_t seq = stamp(c, &h, USBIP_CMD_SUBMIT);
+	uint32_t seq = c->seq;
 
-	h.u.cmd_submit.transfer_buffer_length = len;
-	usb_setup_encode(h.u.cmd_submit.setup, &s);
-	usbip_header_encode(buf, &h);
-	if (h.direction == USBIP_DIR_OUT && len) {
-		memcpy(buf + n, out, len);
-		n += len;
-	}
-	xsend(c, buf, n);
+	xsend(c, buf, usbip_client_encode_ctrl(c, buf, bm, req, val, idx, len,
+					       out));
 	return seq;
 }
 
-static size_t iso_encode(struct cli *c, uint32_t np, uint8_t *buf,
+static size_t iso_encode(struct usbip_client *c, uint32_t np, uint8_t *buf,
 			 uint32_t *seq)
 {
-	struct usbip_header h = { .direction = USBIP_DIR_IN, .ep = 1 };
-	uint32_t i;
-
-	*seq = stamp(c, &h, USBIP_CMD_SUBMIT);
-	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
-	h.u.cmd_submit.transfer_buffer_length = (int32_t)(np * PKT);
-	h.u.cmd_submit.number_of_packets = (int32_t)np;
-	h.u.cmd_submit.interval = 1;
-	usbip_header_encode(buf, &h);
-	for (i = 0; i < np; i++) {
-		struct usbip_iso_desc d = { .offset = i * PKT, .length = PKT };
-
-		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
-				      i * USBIP_ISO_DESC_LEN, &d);
-	}
-	return USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN;
+	*seq = c->seq;
+	return usbip_client_encode_iso(c, buf, 1, np, PKT, np * PKT);
 }
 
-static size_t unlink_encode(struct cli *c, uint32_t victim, uint8_t *buf,
-			    uint32_t *seq)
+static size_t unlink_encode(struct usbip_client *c, uint32_t victim,
+			    uint8_t *buf, uint32_t *seq)
 {
-	struct usbip_header h = { 0 };
-
-	*seq = stamp(c, &h, USBIP_CMD_UNLINK);
-	h.u.cmd_unlink.seqnum = victim;
-	usbip_header_encode(buf, &h);
-	return USBIP_HEADER_LEN;
+	*seq = c->seq;
+	return usbip_client_encode_unlink(c, buf, victim);
 }
 
 /* room for an iso URB and an unlink */
 static uint8_t cmd_buf[2 * USBIP_HEADER_LEN + LONG_NP * USBIP_ISO_DESC_LEN];
 
-static uint32_t iso_submit(struct cli *c, uint32_t np)
+static uint32_t iso_submit(struct usbip_client *c, uint32_t np)
 {
 	uint32_t seq;
 
@@ -491,7 +406,7 @@ static uint32_t iso_submit(struct cli *c, uint32_t np)
 	return seq;
 }
 
-static uint32_t unlink_submit(struct cli *c, uint32_t victim)
+static uint32_t unlink_submit(struct usbip_client *c, uint32_t victim)
 {
 	uint32_t seq;
 
@@ -503,7 +418,7 @@ static uint32_t unlink_submit(struct cli *c, uint32_t victim)
  * An iso URB and its unlink in one write, so that the session reads both
  * before the URB is due, however slow this thread is. The unlink's seqnum.
  */
-static uint32_t iso_submit_unlinked(struct cli *c, uint32_t np)
+static uint32_t iso_submit_unlinked(struct usbip_client *c, uint32_t np)
 {
 	uint32_t victim, seq;
 	size_t n = iso_encode(c, np, cmd_buf, &victim);
@@ -518,7 +433,7 @@ static uint32_t iso_submit_unlinked(struct cli *c, uint32_t np)
  * RET_SUBMIT actual_length bytes, then for iso number_of_packets
  * descriptors. -1 when nothing came within ms.
  */
-static int get_reply(struct cli *c, bool in, bool iso, struct reply *r,
+static int get_reply(struct usbip_client *c, bool in, bool iso, struct reply *r,
 		     int ms)
 {
 	uint8_t raw[USBIP_HEADER_LEN];
@@ -553,7 +468,7 @@ static int get_reply(struct cli *c, bool in, bool iso, struct reply *r,
 }
 
 /* A control transfer: its status, or the bytes it returned into data. */
-static int ctl(struct cli *c, uint8_t bm, uint8_t req, uint16_t val,
+static int ctl(struct usbip_client *c, uint8_t bm, uint8_t req, uint16_t val,
 	       uint16_t idx, uint16_t len, void *data)
 {
 	uint32_t seq = ctl_submit(c, bm, req, val, idx, len, data);
@@ -568,7 +483,7 @@ static int ctl(struct cli *c, uint8_t bm, uint8_t req, uint16_t val,
 	return rep.h.u.ret_submit.actual_length;
 }
 
-static int i2c_write(struct cli *c, uint16_t reg, uint8_t v)
+static int i2c_write(struct usbip_client *c, uint16_t reg, uint8_t v)
 {
 	uint8_t w[3] = { reg >> 8, reg & 0xff, v };
 
@@ -577,7 +492,8 @@ static int i2c_write(struct cli *c, uint16_t reg, uint8_t v)
 }
 
 /* Registers reg.. as the driver reads them: pointer write, then a read. */
-static int i2c_read(struct cli *c, uint16_t reg, uint8_t *out, uint16_t n)
+static int i2c_read(struct usbip_client *c, uint16_t reg, uint8_t *out,
+		    uint16_t n)
 {
 	uint8_t ptr[2] = { reg >> 8, reg & 0xff };
 
@@ -587,13 +503,13 @@ static int i2c_read(struct cli *c, uint16_t reg, uint8_t *out, uint16_t n)
 		   out);
 }
 
-static int bridge_status(struct cli *c, void *st)
+static int bridge_status(struct usbip_client *c, void *st)
 {
 	return ctl(c, VENDOR_IN, ISOCAM_REQ_GET_STATUS, 0, ISOCAM_USB_IFACE_NUM,
 		   ISOCAM_BRIDGE_STATUS_LEN, st);
 }
 
-static int device_descriptor(struct cli *c)
+static int device_descriptor(struct usbip_client *c)
 {
 	uint8_t d[USB_DESC_DEVICE_LEN];
 
@@ -602,7 +518,7 @@ static int device_descriptor(struct cli *c)
 }
 
 /* Power-on mode (640x480 YUYV, 30 fps) on alt 5: every packet is full. */
-static void start_streaming(struct cli *c)
+static void start_streaming(struct usbip_client *c)
 {
 	assert_int_equal(ctl(c, USB_DIR_OUT, USB_REQ_SET_CONFIGURATION,
 			     ISOCAM_USB_CONFIG_VALUE, 0, 0, NULL), 0);
@@ -613,7 +529,7 @@ static void start_streaming(struct cli *c)
 			     NULL), 0);
 }
 
-static void iso_once(struct cli *c, uint32_t np, int ms)
+static void iso_once(struct usbip_client *c, uint32_t np, int ms)
 {
 	uint32_t seq = iso_submit(c, np);
 
@@ -622,7 +538,7 @@ static void iso_once(struct cli *c, uint32_t np, int ms)
 	assert_int_equal(rep.h.seqnum, seq);
 }
 
-static void arm(struct cli *c)
+static void arm(struct usbip_client *c)
 {
 	assert_int_equal(usbip_server_arm_hostile(c->srv), 1);
 }
@@ -769,7 +685,7 @@ static const struct iso_case iso_cases[] = {
 static void run_iso_case(void **state)
 {
 	const struct iso_case *k = *state;
-	struct cli c;
+	struct usbip_client c;
 
 	cli_open(&c, k->mode, true, 1);
 	start_streaming(&c);
@@ -787,7 +703,7 @@ static void run_iso_case(void **state)
 /* Without --hostile-on=signal the first reply lies already. */
 static void test_iso_active_from_start(void **state)
 {
-	struct cli c;
+	struct usbip_client c;
 
 	(void)state;
 	cli_open(&c, "iso-pkt-status", false, 1);
@@ -800,20 +716,18 @@ static void test_iso_active_from_start(void **state)
 /* ------------------------------------------------------------------ */
 /* bulk replies                                                        */
 
-static uint32_t bulk_submit(struct cli *c, uint32_t tbl)
+static uint32_t bulk_submit(struct usbip_client *c, uint32_t tbl)
 {
-	struct usbip_header h = { .direction = USBIP_DIR_IN,
-				  .ep = ISOCAM_USB_BULK_EP_ADDR & 0x0f };
 	uint8_t buf[USBIP_HEADER_LEN];
-	uint32_t seq = stamp(c, &h, USBIP_CMD_SUBMIT);
+	uint32_t seq = c->seq;
 
-	h.u.cmd_submit.transfer_buffer_length = (int32_t)tbl;
-	usbip_header_encode(buf, &h);
-	xsend(c, buf, sizeof(buf));
+	xsend(c, buf, usbip_client_encode_bulk(c, buf,
+					       ISOCAM_USB_BULK_EP_ADDR & 0x0f,
+					       tbl));
 	return seq;
 }
 
-static void bulk_once(struct cli *c)
+static void bulk_once(struct usbip_client *c)
 {
 	uint32_t seq = bulk_submit(c, ISOCAM_USB_BULK_MAX_PAYLOAD);
 
@@ -836,7 +750,7 @@ static void test_bulk_urb_status(void **state)
 		.camera.hostile_spec = "bulk-urb-status", .camera.hostile_on_signal = true,
 	};
 	struct usbip_server *srv = usbip_server_new(&cfg);
-	struct cli c;
+	struct usbip_client c;
 	int i;
 
 	(void)state;
@@ -864,7 +778,7 @@ static void test_bulk_urb_status(void **state)
 
 static void test_iso_late(void **state)
 {
-	struct cli c;
+	struct usbip_client c;
 	uint64_t t0;
 
 	(void)state;
@@ -885,7 +799,7 @@ static void test_iso_late(void **state)
 
 static void test_iso_never(void **state)
 {
-	struct cli c;
+	struct usbip_client c;
 	uint32_t victim, seq;
 
 	(void)state;
@@ -908,7 +822,7 @@ static void test_iso_never(void **state)
 }
 
 /* The unlink seq of a pending URB: answered or not, never a RET_SUBMIT. */
-static bool unlink_reply(struct cli *c, uint32_t seq)
+static bool unlink_reply(struct usbip_client *c, uint32_t seq)
 {
 	if (get_reply(c, true, true, &rep, QUIET_MS) < 0)
 		return false;
@@ -919,14 +833,14 @@ static bool unlink_reply(struct cli *c, uint32_t seq)
 	return true;
 }
 
-static bool unlink_answered(struct cli *c, uint32_t victim)
+static bool unlink_answered(struct usbip_client *c, uint32_t victim)
 {
 	return unlink_reply(c, unlink_submit(c, victim));
 }
 
 static void test_unlink_never(void **state)
 {
-	struct cli c;
+	struct usbip_client c;
 	uint32_t victim;
 
 	(void)state;
@@ -958,7 +872,7 @@ static void test_unlink_never(void **state)
 static void vendor_request_held(const char *mode, bool unlink_answer)
 {
 	struct isocam_bridge_status st;
-	struct cli c;
+	struct usbip_client c;
 	uint32_t victim;
 
 	cli_open(&c, mode, true, 1);
@@ -994,7 +908,7 @@ static void test_ctrl_never_unlink(void **state)
 static void stream_std_request_held(const char *mode, bool unlink_answer)
 {
 	struct isocam_bridge_status st;
-	struct cli c;
+	struct usbip_client c;
 	uint32_t setif, clear;
 
 	cli_open(&c, mode, true, 1);
@@ -1032,7 +946,7 @@ static void test_std_never_unlink(void **state)
 static void test_ctrl_stall(void **state)
 {
 	struct isocam_bridge_status st;
-	struct cli c;
+	struct usbip_client c;
 
 	(void)state;
 	cli_open(&c, "ctrl-stall", true, 1);
@@ -1054,7 +968,7 @@ static void test_ctrl_short(void **state)
 {
 	struct isocam_bridge_status st;
 	uint8_t id[2];
-	struct cli c;
+	struct usbip_client c;
 
 	(void)state;
 	cli_open(&c, "ctrl-short", true, 1);
@@ -1072,7 +986,7 @@ static void test_ctrl_short(void **state)
 static void test_ctrl_long(void **state)
 {
 	uint8_t buf[ISOCAM_BRIDGE_STATUS_LEN + HOSTILE_CTRL_LONG_EXTRA];
-	struct cli c;
+	struct usbip_client c;
 
 	(void)state;
 	cli_open(&c, "ctrl-long", true, 1);
@@ -1094,7 +1008,7 @@ static void test_i2c_nak_stream(void **state)
 	static const uint8_t wide[4] = { 0x00, 0xff, 0x00,
 					 IC1280_MODE_STREAMING };
 	struct isocam_bridge_status st;
-	struct cli c;
+	struct usbip_client c;
 
 	(void)state;
 	cli_open(&c, "i2c-nak-stream", true, 1);
@@ -1129,7 +1043,7 @@ static void test_i2c_nak_stream(void **state)
 /* Eight register bytes from CHIP_ID on, from a fresh camera. */
 static void garbage_of(unsigned int seed, bool on_signal, uint8_t out[8])
 {
-	struct cli c;
+	struct usbip_client c;
 
 	cli_open(&c, "i2c-garbage", on_signal, seed);
 	if (on_signal) {
@@ -1584,7 +1498,7 @@ static void devlist_entry(struct usbip_server *s, struct usbip_usb_device *d,
 	};
 	uint8_t buf[USBIP_OP_COMMON_LEN + 4 + USBIP_DEVICE_LEN +
 		    USBIP_INTERFACE_LEN];
-	struct cli c;
+	struct usbip_client c;
 
 	cli_connect(&c, s);
 	usbip_op_common_encode(buf, &op);
@@ -1608,7 +1522,7 @@ static void test_desc_over_usbip(void **state)
 	struct cfg_view v;
 	unsigned int i;
 	uint8_t klass;
-	struct cli c;
+	struct usbip_client c;
 	int n;
 
 	(void)state;
@@ -1628,7 +1542,7 @@ static void test_desc_over_usbip(void **state)
 		assert_true(n >= USB_DESC_CONFIG_HDR_LEN);
 		view_config(buf, (unsigned int)n, &v);
 		assert_true(desc_cases[i].lie(&v));
-		assert_int_equal(c.num_ifaces, v.num_ifaces);
+		assert_int_equal(c.dev.bNumInterfaces, v.num_ifaces);
 		assert_int_equal(d.bNumInterfaces, v.num_ifaces);
 		assert_int_equal(klass, ISOCAM_USB_IFACE_CLASS);
 		cli_hangup(&c);

@@ -35,6 +35,7 @@
 #include "bridge.h"
 #include "frame_assembler.h"
 #include "scene.h"
+#include "usbip_client.h"
 #include "usbip_proto.h"
 #include "usbip_server.h"
 
@@ -42,41 +43,16 @@
 #define PKT		3072		/* alt 7 */
 #define IN_FLIGHT	4
 
-struct conn {
-	struct usbip_server *srv;
-	pthread_t thread;
-	int fd;			/* client end */
-	int server_fd;
-	uint32_t seq;
-	uint32_t devid;		/* busnum << 16 | devnum, from the import */
-};
-
 static struct usbip_server *srv;
 
-static void *serve(void *arg)
+static void conn_open(struct usbip_client *c)
 {
-	struct conn *c = arg;
-
-	usbip_server_serve_fd(c->srv, c->server_fd, "test-client");
-	return NULL;
+	assert_int_equal(usbip_client_connect(c, srv, "test-client"), 0);
 }
 
-static void conn_open(struct conn *c)
+static void conn_close(struct usbip_client *c)
 {
-	int sv[2];
-
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
-	c->srv = srv;
-	c->fd = sv[0];
-	c->server_fd = sv[1];
-	c->seq = 1;
-	assert_int_equal(pthread_create(&c->thread, NULL, serve, c), 0);
-}
-
-static void conn_close(struct conn *c)
-{
-	close(c->fd);
-	pthread_join(c->thread, NULL);
+	usbip_client_hangup(c);
 }
 
 static void send_all(int fd, const void *buf, size_t len)
@@ -87,21 +63,7 @@ static void send_all(int fd, const void *buf, size_t len)
 /* Read exactly len bytes within 3 s; -1 on EOF (0 bytes) or timeout. */
 static int recv_exact(int fd, void *buf, size_t len)
 {
-	uint8_t *p = buf;
-
-	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		ssize_t n;
-
-		if (poll(&pfd, 1, 3000) != 1)
-			return -1;
-		n = recv(fd, p, len, 0);
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return usbip_fd_recv(fd, buf, len, 3000);
 }
 
 static bool readable_within(int fd, int ms)
@@ -120,112 +82,60 @@ static uint64_t now_ns(void)
 }
 
 /* 0 once imported, else the refusal's status (usbipd's ST_* codes). */
-static int import(struct conn *c, const char *busid)
+static int import(struct usbip_client *c, const char *busid)
 {
-	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_IMPORT_REP_LEN];
-	struct usbip_op_common op;
-	struct usbip_usb_device d;
+	uint8_t b;
+	int st = usbip_client_import(c, busid, 3000);
 
-	usbip_import_req_encode(req, busid);
-	send_all(c->fd, req, sizeof(req));
-	assert_int_equal(recv_exact(c->fd, rep, USBIP_OP_COMMON_LEN), 0);
-	assert_int_equal(usbip_op_common_decode(rep, 8, &op), 0);
-	assert_int_equal(op.code, USBIP_OP_REP_IMPORT);
-	if (op.status != USBIP_OP_STATUS_OK) {
+	assert_true(st >= 0);
+	if (st) {
 		/* as usbipd: the status alone, then the connection closes */
-		assert_int_equal(recv_exact(c->fd, rep, 1), -1);
-		return (int)op.status;
+		assert_int_equal(recv_exact(c->fd, &b, 1), -1);
+		return st;
 	}
-	assert_int_equal(recv_exact(c->fd, rep + 8, USBIP_DEVICE_LEN), 0);
-	assert_int_equal(usbip_device_decode(rep + 8, USBIP_DEVICE_LEN, &d), 0);
-	assert_string_equal(d.busid, busid);
-	c->devid = d.busnum << 16 | d.devnum;
-	assert_int_equal(d.speed, USBIP_SPEED_HIGH);
-	assert_int_equal(d.idVendor, ISOCAM_USB_VID);
-	assert_int_equal(d.idProduct, ISOCAM_USB_PID);
+	assert_string_equal(c->dev.busid, busid);
+	assert_int_equal(c->dev.speed, USBIP_SPEED_HIGH);
+	assert_int_equal(c->dev.idVendor, ISOCAM_USB_VID);
+	assert_int_equal(c->dev.idProduct, ISOCAM_USB_PID);
 	return 0;
 }
 
 /* Receive one reply; for RET_SUBMIT the caller says what it expects. */
-static void recv_ret(struct conn *c, bool in, bool iso, uint32_t np,
+static void recv_ret(struct usbip_client *c, bool in, bool iso, uint32_t np,
 		     struct usbip_ret *ret, uint8_t *buf, size_t cap)
 {
-	struct usbip_header h;
-	size_t extra = 0;
-	char err[160];
-	long n;
+	char err[160] = "";
+	long n = usbip_client_recv_ret(c, in, iso, np, ret, buf, cap, 3000,
+				       err, sizeof(err));
 
-	assert_int_equal(recv_exact(c->fd, buf, USBIP_HEADER_LEN), 0);
-	assert_int_equal(usbip_header_decode(buf, USBIP_HEADER_LEN, &h), 0);
-	if (h.command == USBIP_RET_SUBMIT) {
-		if (in)
-			extra += (size_t)h.u.ret_submit.actual_length;
-		if (iso)
-			extra += (size_t)h.u.ret_submit.number_of_packets *
-				 USBIP_ISO_DESC_LEN;
-	}
-	assert_true(USBIP_HEADER_LEN + extra <= cap);
-	assert_int_equal(recv_exact(c->fd, buf + USBIP_HEADER_LEN, extra), 0);
-	n = usbip_parse_ret(buf, USBIP_HEADER_LEN + extra, in, iso, np, ret,
-			    err, sizeof(err));
-	if (n < 0)
+	if (n == -3)
 		fail_msg("reply vhci would reject: %s", err);
-	assert_int_equal(n, (long)(USBIP_HEADER_LEN + extra));
+	if (n < 0)
+		fail_msg("no whole reply within 3 s (%ld)", n);
 }
 
-/* A control CMD_SUBMIT into buf (room for 48 + 256); its length. */
-static size_t encode_ctrl(struct conn *c, uint8_t *buf, uint8_t bm,
-			  uint8_t req, uint16_t val, uint16_t idx, uint16_t len,
-			  const uint8_t *out)
-{
-	struct usbip_header h;
-	struct usb_setup s = { bm, req, val, idx, len };
-	bool in = bm & USB_DIR_IN;
-
-	memset(&h, 0, sizeof(h));
-	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = c->seq++;
-	h.devid = c->devid;
-	h.direction = in ? USBIP_DIR_IN : USBIP_DIR_OUT;
-	h.u.cmd_submit.transfer_buffer_length = len;
-	usb_setup_encode(h.u.cmd_submit.setup, &s);
-	usbip_header_encode(buf, &h);
-	if (!in)
-		memcpy(buf + USBIP_HEADER_LEN, out, len);
-	return USBIP_HEADER_LEN + (in ? 0 : len);
-}
-
-static uint32_t submit_ctrl(struct conn *c, uint8_t bm, uint8_t req,
+static uint32_t submit_ctrl(struct usbip_client *c, uint8_t bm, uint8_t req,
 			    uint16_t val, uint16_t idx, uint16_t len,
 			    const uint8_t *out)
 {
 	uint8_t buf[USBIP_HEADER_LEN + 256];
 
-	send_all(c->fd, buf, encode_ctrl(c, buf, bm, req, val, idx, len, out));
+	send_all(c->fd, buf, usbip_client_encode_ctrl(c, buf, bm, req, val,
+						      idx, len, out));
 	return c->seq - 1;
 }
 
 /* A control transfer; returns the status, data copied to in_data. */
-static int ctrl(struct conn *c, uint8_t bm, uint8_t req, uint16_t val,
+static int ctrl(struct usbip_client *c, uint8_t bm, uint8_t req, uint16_t val,
 		uint16_t idx, uint16_t len, uint8_t *data)
 {
-	uint8_t buf[USBIP_HEADER_LEN + 256];
-	struct usbip_ret ret;
-	uint32_t seq = submit_ctrl(c, bm, req, val, idx, len, data);
-	bool in = bm & USB_DIR_IN;
+	int r = usbip_client_ctrl(c, bm, req, val, idx, len, data, 3000);
 
-	recv_ret(c, in, false, 0, &ret, buf, sizeof(buf));
-	assert_int_equal(ret.hdr.command, USBIP_RET_SUBMIT);
-	assert_int_equal(ret.hdr.seqnum, seq);
-	if (ret.hdr.u.ret_submit.status)
-		return ret.hdr.u.ret_submit.status;
-	assert_true((uint32_t)ret.hdr.u.ret_submit.actual_length <= len);
-	if (in)
-		memcpy(data, ret.data, ret.data_len);
-	return ret.hdr.u.ret_submit.actual_length;
+	assert_int_not_equal(r, USBIP_CLIENT_BROKEN);
+	return r;
 }
 
-static void i2c_write(struct conn *c, const uint8_t *d, uint16_t n)
+static void i2c_write(struct usbip_client *c, const uint8_t *d, uint16_t n)
 {
 	uint8_t buf[64];
 
@@ -235,65 +145,38 @@ static void i2c_write(struct conn *c, const uint8_t *d, uint16_t n)
 			      IC1280_I2C_ADDR, 0, n, buf), n);
 }
 
-/* ok == NULL: the send must succeed; else *ok says whether it did. */
 /* An iso IN CMD_SUBMIT of np packets of plen bytes into buf; its length. */
-static size_t encode_iso(struct conn *c, uint8_t *buf, uint32_t np,
+static size_t encode_iso(struct usbip_client *c, uint8_t *buf, uint32_t np,
 			 uint32_t plen, uint32_t tbl)
 {
-	struct usbip_header h;
-	uint32_t i;
-
-	memset(&h, 0, sizeof(h));
-	h.command = USBIP_CMD_SUBMIT;
-	h.seqnum = c->seq++;
-	h.devid = c->devid;
-	h.direction = USBIP_DIR_IN;
-	h.ep = 1;
-	h.u.cmd_submit.transfer_flags = 0x2;	/* URB_ISO_ASAP */
-	h.u.cmd_submit.transfer_buffer_length = (int32_t)tbl;
-	h.u.cmd_submit.number_of_packets = (int32_t)np;
-	h.u.cmd_submit.interval = 1;
-	usbip_header_encode(buf, &h);
-	for (i = 0; i < np; i++) {
-		struct usbip_iso_desc d = { i * plen, plen, 0, 0 };
-
-		usbip_iso_desc_encode(buf + USBIP_HEADER_LEN +
-				      i * USBIP_ISO_DESC_LEN, &d);
-	}
-	return USBIP_HEADER_LEN + np * USBIP_ISO_DESC_LEN;
+	return usbip_client_encode_iso(c, buf, 1, np, plen, tbl);
 }
 
-static uint32_t submit_iso_ex(struct conn *c, uint32_t np, uint32_t plen,
-			      bool *ok)
+/* ok == NULL: the send must succeed; else *ok says whether it did. */
+static uint32_t submit_iso_ex(struct usbip_client *c, uint32_t np,
+			      uint32_t plen, bool *ok)
 {
 	uint8_t buf[USBIP_HEADER_LEN + NP * USBIP_ISO_DESC_LEN];
 	size_t len = encode_iso(c, buf, np, plen, np * plen);
 
 	if (ok)
-		*ok = send(c->fd, buf, len, MSG_NOSIGNAL) == (ssize_t)len;
+		*ok = usbip_client_send(c, buf, len) == 0;
 	else
 		send_all(c->fd, buf, len);
 	return c->seq - 1;
 }
 
-static uint32_t submit_iso(struct conn *c, uint32_t np, uint32_t plen)
+static uint32_t submit_iso(struct usbip_client *c, uint32_t np, uint32_t plen)
 {
 	return submit_iso_ex(c, np, plen, NULL);
 }
 
-static void send_unlink(struct conn *c, uint32_t victim, uint32_t *seq)
+static void send_unlink(struct usbip_client *c, uint32_t victim, uint32_t *seq)
 {
 	uint8_t buf[USBIP_HEADER_LEN];
-	struct usbip_header h;
 
-	memset(&h, 0, sizeof(h));
-	h.command = USBIP_CMD_UNLINK;
-	h.seqnum = c->seq++;
-	h.devid = c->devid;
-	h.u.cmd_unlink.seqnum = victim;
-	usbip_header_encode(buf, &h);
-	send_all(c->fd, buf, sizeof(buf));
-	*seq = h.seqnum;
+	*seq = c->seq;
+	send_all(c->fd, buf, usbip_client_encode_unlink(c, buf, victim));
 }
 
 /* Frames as the driver would assemble them. */
@@ -346,7 +229,7 @@ static const struct isocam_asm_ops asm_ops = {
 	.buf_done = buf_done,
 };
 
-static void start_camera(struct conn *c)
+static void start_camera(struct usbip_client *c)
 {
 	static const uint8_t fmt[] = { 0x02, 0x00, IC1280_FMT_GREY };
 	static const uint8_t size[] = { 0x02, 0x02, 0x00, 160, 0x00, 120 };
@@ -374,7 +257,7 @@ static void test_devlist(void **state)
 	struct usbip_op_common op = { USBIP_VERSION, USBIP_OP_REQ_DEVLIST, 0 };
 	uint8_t buf[1024];
 	struct usbip_usb_device d;
-	struct conn c;
+	struct usbip_client c;
 	size_t len = 12 + 2 * (312 + 4);
 
 	(void)state;
@@ -397,7 +280,7 @@ static void test_devlist(void **state)
 
 static void test_import_refusals(void **state)
 {
-	struct conn a, b, x;
+	struct usbip_client a, b, x;
 
 	(void)state;
 	conn_open(&x);
@@ -425,7 +308,7 @@ static void test_stream(void **state)
 	struct isocam_assembler as;
 	struct frames *fr = calloc(1, sizeof(*fr));
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	uint32_t expect_seq[64], head = 0, tail = 0, urbs = 0, i;
 	uint64_t t0, elapsed;
 	const uint32_t total_urbs = 60;	/* 60 x 4 ms: ~14 frames at 60 fps */
@@ -482,7 +365,7 @@ static void test_unlink(void **state)
 {
 	uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	uint32_t victim, unlink_seq, done, ctrl_seq;
 	uint8_t d[16];
 
@@ -535,7 +418,7 @@ static void test_early_unlink(void **state)
 {
 	uint8_t buf[USBIP_HEADER_LEN + NP * PKT + NP * USBIP_ISO_DESC_LEN];
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	uint32_t victim, unlink_seq, first_unlink = 0, x, i;
 
 	(void)state;
@@ -592,7 +475,7 @@ static void test_early_unlink(void **state)
 static void test_garbage(void **state)
 {
 	uint8_t junk[64];
-	struct conn c;
+	struct usbip_client c;
 
 	(void)state;
 	conn_open(&c);
@@ -652,7 +535,7 @@ static int64_t gap_after_host_pause(unsigned int tolerance_ms)
 	struct usbip_server *saved = srv;
 	struct timespec pause = { .tv_nsec = 100000000 };
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	int64_t a, b;
 	uint8_t d[18];
 
@@ -693,7 +576,7 @@ static void test_vanish(void **state)
 	struct frames *fr = calloc(1, sizeof(*fr));
 	struct usbip_server *saved = srv;
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	uint32_t urbs = 0, p;
 	bool sent;
 
@@ -797,7 +680,7 @@ static uint64_t ms_since(uint64_t t0)
 }
 
 /* A header-only command (plus extra bytes) with the conn's devid. */
-static void send_hdr(struct conn *c, struct usbip_header *h,
+static void send_hdr(struct usbip_client *c, struct usbip_header *h,
 		     const uint8_t *extra, size_t len)
 {
 	uint8_t buf[USBIP_HEADER_LEN];
@@ -810,7 +693,7 @@ static void send_hdr(struct conn *c, struct usbip_header *h,
 }
 
 /* The status of the RET_SUBMIT answering seq. */
-static int32_t ret_status(struct conn *c, uint32_t seq)
+static int32_t ret_status(struct usbip_client *c, uint32_t seq)
 {
 	uint8_t buf[USBIP_HEADER_LEN + 64];
 	struct usbip_ret ret;
@@ -826,7 +709,7 @@ static void test_import_malformed(void **state)
 {
 	uint8_t req[USBIP_IMPORT_REQ_LEN], rep[USBIP_OP_COMMON_LEN];
 	struct usbip_op_common op;
-	struct conn c;
+	struct usbip_client c;
 
 	(void)state;
 	conn_open(&c);
@@ -844,7 +727,7 @@ static void test_import_malformed(void **state)
 static void test_devid_check(void **state)
 {
 	struct usbip_header h;
-	struct conn c;
+	struct usbip_client c;
 	uint8_t d[16];
 
 	(void)state;
@@ -893,7 +776,7 @@ static void test_queue_backpressure(void **state)
 	struct timespec settle = { .tv_nsec = 50000000 };
 	uint32_t iso[4], ctrl_seq, i;
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	size_t len;
 	int unread;
 
@@ -907,9 +790,9 @@ static void test_queue_backpressure(void **state)
 		len += encode_iso(&c, flood + len, NP, PKT, NP * PKT);
 	}
 	ctrl_seq = c.seq;
-	len += encode_ctrl(&c, flood + len, USB_DIR_IN | USB_TYPE_VENDOR |
-			   USB_RECIP_INTERFACE, ISOCAM_REQ_GET_STATUS, 0, 0, 16,
-			   NULL);
+	len += usbip_client_encode_ctrl(&c, flood + len, USB_DIR_IN |
+					USB_TYPE_VENDOR | USB_RECIP_INTERFACE,
+					ISOCAM_REQ_GET_STATUS, 0, 0, 16, NULL);
 	iso[3] = c.seq;
 	len += encode_iso(&c, flood + len, NP, PKT, NP * PKT);
 	send_all(c.fd, flood, len);
@@ -948,9 +831,8 @@ static void test_backpressure_unlinked(void **state)
 	struct usbip_server_config cfg = { .max_queued_uframes = 64 };
 	struct usbip_server *saved = use_server(&cfg);
 	uint32_t iso[3], i;
-	struct usbip_header h;
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	size_t len = 0;
 	uint8_t d[16];
 
@@ -962,15 +844,8 @@ static void test_backpressure_unlinked(void **state)
 		iso[i] = c.seq;
 		len += encode_iso(&c, cmds + len, NP, PKT, NP * PKT);
 	}
-	for (i = 3; i-- > 1;) {		/* unlink the 3rd, then the 2nd */
-		memset(&h, 0, sizeof(h));
-		h.command = USBIP_CMD_UNLINK;
-		h.seqnum = c.seq++;
-		h.devid = c.devid;
-		h.u.cmd_unlink.seqnum = iso[i];
-		usbip_header_encode(cmds + len, &h);
-		len += USBIP_HEADER_LEN;
-	}
+	for (i = 3; i-- > 1;)		/* unlink the 3rd, then the 2nd */
+		len += usbip_client_encode_unlink(&c, cmds + len, iso[i]);
 	send_all(c.fd, cmds, len);
 	recv_ret(&c, true, true, NP, &ret, buf, sizeof(buf));
 	assert_int_equal(ret.hdr.seqnum, iso[0]);
@@ -999,7 +874,7 @@ static void test_size_refusals(void **state)
 	static uint8_t junk[70000];
 	uint8_t iso[USBIP_HEADER_LEN + 65 * USBIP_ISO_DESC_LEN];
 	struct usbip_header h;
-	struct conn c;
+	struct usbip_client c;
 	size_t len;
 	uint8_t d[18];
 
@@ -1047,7 +922,7 @@ static void test_request_timeout(void **state)
 	struct timespec pause = { .tv_nsec = 50000000 };
 	uint8_t req[USBIP_IMPORT_REQ_LEN];
 	uint64_t t0 = now_ns();
-	struct conn c;
+	struct usbip_client c;
 	size_t off;
 
 	(void)state;
@@ -1080,7 +955,7 @@ static void test_first_urb_timeout(void **state)
 	struct usbip_server *saved = use_server(&cfg);
 	struct timespec idle = { .tv_nsec = 400000000 };
 	uint64_t t0;
-	struct conn c;
+	struct usbip_client c;
 	uint8_t d[18];
 
 	(void)state;
@@ -1191,7 +1066,7 @@ static void test_max_clients(void **state)
 	socklen_t salen = sizeof(sa);
 	int a, b, x, tries;
 	uint16_t port;
-	struct conn imp;
+	struct usbip_client imp;
 
 	(void)state;
 	assert_int_equal(usbip_server_listen(srv), 0);
@@ -1240,7 +1115,7 @@ static void test_no_pacing(void **state)
 	struct usbip_server *saved = use_server(&cfg);
 	struct usbip_ret ret;
 	uint64_t t0, bytes = 0;
-	struct conn c;
+	struct usbip_client c;
 	uint32_t i;
 
 	(void)state;
@@ -1280,7 +1155,7 @@ static size_t wire_capture(bool copy, const char *faults, uint8_t *out,
 	};
 	struct usbip_server *saved = use_server(&cfg);
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 	size_t len = 0, n;
 	uint32_t i, p, at;
 
@@ -1348,7 +1223,8 @@ static void test_wire_same_copied(void **state)
 
 #define BULK_MAX	ISOCAM_USB_BULK_MAX_PAYLOAD
 
-static uint32_t submit_bulk_dir(struct conn *c, uint32_t tbl, uint32_t dir)
+static uint32_t submit_bulk_dir(struct usbip_client *c, uint32_t tbl,
+				uint32_t dir)
 {
 	struct usbip_header h;
 
@@ -1370,7 +1246,7 @@ static uint32_t submit_bulk_dir(struct conn *c, uint32_t tbl, uint32_t dir)
 	return h.seqnum;
 }
 
-static uint32_t submit_bulk(struct conn *c, uint32_t tbl)
+static uint32_t submit_bulk(struct usbip_client *c, uint32_t tbl)
 {
 	return submit_bulk_dir(c, tbl, USBIP_DIR_IN);
 }
@@ -1387,7 +1263,7 @@ static struct usbip_server *use_bulk_server(void)
 }
 
 /* Configured, 320x240 YUYV at 60 fps; streaming if on. */
-static void start_bulk_camera(struct conn *c, bool on)
+static void start_bulk_camera(struct usbip_client *c, bool on)
 {
 	static const uint8_t fmt[] = { 0x02, 0x00, IC1280_FMT_YUYV };
 	static const uint8_t size[] = { 0x02, 0x02, 320 >> 8, 320 & 0xff,
@@ -1408,7 +1284,7 @@ static void start_bulk_camera(struct conn *c, bool on)
 		i2c_write(c, stream, sizeof(stream));
 }
 
-static void sensor_mode(struct conn *c, uint8_t mode)
+static void sensor_mode(struct usbip_client *c, uint8_t mode)
 {
 	const uint8_t m[] = { 0x01, 0x00, mode };
 
@@ -1461,7 +1337,7 @@ static uint32_t check_bulk_frame(const uint8_t *data, size_t len)
  * Receive the RET_SUBMIT of bulk URB seq (tbl bytes) and take its one
  * payload transfer; returns true when it ended a frame.
  */
-static bool bulk_recv(struct conn *c, struct bulk_rx *rx, uint32_t seq,
+static bool bulk_recv(struct usbip_client *c, struct bulk_rx *rx, uint32_t seq,
 		      uint32_t tbl)
 {
 	static uint8_t buf[USBIP_HEADER_LEN + BULK_MAX];
@@ -1541,7 +1417,7 @@ static void test_bulk_stream(void **state)
 	struct bulk_rx rx = { .last_counter = -1 };
 	size_t frame = 320 * 240 * 2;
 	uint32_t seq[64], head = 0, tail = 0, i, tbl;
-	struct conn c;
+	struct usbip_client c;
 
 	(void)state;
 	conn_open(&c);
@@ -1591,7 +1467,7 @@ static void test_bulk_wait_and_unlink(void **state)
 	struct bulk_rx rx = { .last_counter = -1 };
 	uint32_t a, b, unlink_seq, ctrl_seq;
 	struct usbip_ret ret;
-	struct conn c;
+	struct usbip_client c;
 
 	(void)state;
 	conn_open(&c);
@@ -1674,7 +1550,7 @@ static void test_bulk_limits(void **state)
 	};
 	struct usbip_server *saved = use_bulk_server();
 	struct bulk_rx rx = { .last_counter = -1 };
-	struct conn c;
+	struct usbip_client c;
 	uint32_t b, i;
 
 	(void)state;
