@@ -4,12 +4,12 @@
 # into isocam.ko (usb/Kbuild) and, listed here, into userspace: unit
 # tests, fuzzers and test tools link $(CORE_SRCS) and add -I$(ROOT)/core.
 # Their rules live in tests/unit/core_unit.mk and tests/fuzz/core_fuzz.mk.
-CORE_SRCS := $(ROOT)/core/frame_assembler.c $(ROOT)/core/isocam_format.c \
-	$(ROOT)/core/iso_packet.c $(ROOT)/core/isocam_clock.c \
-	$(ROOT)/core/bulk_transfer.c
-CORE_HDRS := $(ROOT)/core/frame_assembler.h $(ROOT)/core/isocam_format.h \
-	$(ROOT)/core/iso_packet.h $(ROOT)/core/isocam_clock.h \
-	$(ROOT)/core/bulk_transfer.h \
+CORE_SRCS := $(ROOT)/core/isocam_asm.c $(ROOT)/core/isocam_bulk_xfer.c \
+	$(ROOT)/core/isocam_clock.c $(ROOT)/core/isocam_format.c \
+	$(ROOT)/core/isocam_iso_packet.c
+CORE_HDRS := $(ROOT)/core/isocam_asm.h $(ROOT)/core/isocam_bulk_xfer.h \
+	$(ROOT)/core/isocam_clock.h $(ROOT)/core/isocam_format.h \
+	$(ROOT)/core/isocam_iso_packet.h \
 	$(ROOT)/core/isocam_compat.h $(wildcard $(ROOT)/include/isocam/*.h)
 
 # Kbuild compiles core/ from usb/Kbuild as ../core/*.o, and its clean

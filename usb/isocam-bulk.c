@@ -23,7 +23,7 @@
 
 #include <isocam/usb.h>
 
-#include "bulk_transfer.h"
+#include "isocam_bulk_xfer.h"
 #include "isocam.h"
 
 /*
@@ -84,8 +84,9 @@ int isocam_bulk_parse(struct isocam_dev *dev)
 		return -ENODEV;
 	}
 	ep = &alt->endpoint[0].desc;
-	why = isocam_bulk_ep_problem(ep->bEndpointAddress, ep->bmAttributes,
-				     le16_to_cpu(ep->wMaxPacketSize));
+	why = isocam_bulk_xfer_ep_problem(ep->bEndpointAddress,
+					  ep->bmAttributes,
+					  le16_to_cpu(ep->wMaxPacketSize));
 	if (why) {
 		dev_err(d, "interface %u alt 0: endpoint 0x%02x (bmAttributes 0x%02x, wMaxPacketSize 0x%04x) %s; refusing it\n",
 			dev->ifnum, ep->bEndpointAddress, ep->bmAttributes,
@@ -122,15 +123,15 @@ static void isocam_bulk_transfer(struct isocam_dev *dev, struct urb *urb)
 	/* Its arrival: the SCR sample's host time and the first stamp. */
 	dev->pkt_ts = now;
 	/* What was submitted is ours to know; only actual_length is read. */
-	switch (isocam_bulk_check(actual, size, size, &len)) {
-	case ISOCAM_BULK_OK:
+	switch (isocam_bulk_xfer_check(actual, size, size, &len)) {
+	case ISOCAM_BULK_XFER_OK:
 		isocam_asm_packet(&dev->assembler, urb->transfer_buffer, len);
 		break;
-	case ISOCAM_BULK_EMPTY:
+	case ISOCAM_BULK_XFER_EMPTY:
 		/* Never sent by the contract's device; counted, harmless. */
 		isocam_asm_packet(&dev->assembler, NULL, 0);
 		break;
-	case ISOCAM_BULK_BAD:
+	case ISOCAM_BULK_XFER_BAD:
 		bad = 1;
 		dev_warn_ratelimited(&dev->intf->dev, "bulk URB completed with actual_length %u of %u submitted; dropped\n",
 				     actual, size);
@@ -229,7 +230,8 @@ static unsigned int isocam_bulk_drain_ms(const struct isocam_dev *dev)
 static bool isocam_bulk_stream_fits(struct isocam_dev *dev, u32 sizeimage,
 				    const struct v4l2_fract *tpf)
 {
-	return isocam_bulk_fits(sizeimage, tpf->numerator, tpf->denominator);
+	return isocam_bulk_xfer_fits(sizeimage, tpf->numerator,
+				     tpf->denominator);
 }
 
 static u32 isocam_bulk_packet_bytes(const struct isocam_dev *dev, int alt)
@@ -244,8 +246,8 @@ static int isocam_bulk_start(struct isocam_dev *dev)
 	struct v4l2_fract tpf = dev->timeperframe;
 	int ret;
 
-	if (!isocam_bulk_fits(dev->pix.sizeimage, tpf.numerator,
-			      tpf.denominator)) {
+	if (!isocam_bulk_xfer_fits(dev->pix.sizeimage, tpf.numerator,
+				   tpf.denominator)) {
 		dev_err(d, "%ux%u at %u/%u s per frame needs more than high-speed bulk carries\n",
 			dev->pix.width, dev->pix.height, tpf.numerator,
 			tpf.denominator);

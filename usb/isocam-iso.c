@@ -8,7 +8,7 @@
  * format at the current frame interval, and on smaller alts at longer
  * intervals when the host refuses the bandwidth; num_urbs URBs of
  * num_packets packets each stay in flight, and every packet that passes
- * the checks of core/iso_packet.h goes to the stream engine's frame
+ * the checks of core/isocam_iso_packet.h goes to the stream engine's frame
  * assembler (isocam-video.c), which also owns the start and stop order,
  * the anchor and the watchdog.
  */
@@ -19,7 +19,7 @@
 
 #include <isocam/usb.h>
 
-#include "iso_packet.h"
+#include "isocam_iso_packet.h"
 #include "isocam.h"
 
 /*
@@ -151,7 +151,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 	bool irqs_off = irqs_disabled();
 	u64 now;
 
-	if (!isocam_iso_count_ok(count, np)) {
+	if (!isocam_iso_packet_count_ok(count, np)) {
 		isocam_asm_packet_error(&dev->assembler);
 		isocam_count(dev, &dev->stats.bad_urbs);
 		dev_warn_ratelimited(&dev->intf->dev, "URB completed with %d packets of %u submitted; dropped\n",
@@ -163,7 +163,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 	for (i = 0; i < count; i++) {
 		const struct usb_iso_packet_descriptor *ud =
 			&urb->iso_frame_desc[i];
-		struct isocam_iso_desc d = {
+		struct isocam_iso_packet_desc d = {
 			.offset = ud->offset,
 			.length = ud->length,
 			.actual_length = ud->actual_length,
@@ -174,14 +174,14 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 		/* Packet i arrived (count - 1 - i) uframes ago. */
 		dev->pkt_ts = now - (u64)(count - 1 - i) *
 				    (NSEC_PER_SEC / ISOCAM_USB_MICROFRAMES_PER_SEC);
-		switch (isocam_iso_check(&d, i, dev->packet_bytes,
-					 isocam_urb_bytes(dev), &len)) {
-		case ISOCAM_ISO_OK:
+		switch (isocam_iso_packet_check(&d, i, dev->packet_bytes,
+						isocam_urb_bytes(dev), &len)) {
+		case ISOCAM_ISO_PACKET_OK:
 			isocam_asm_packet(&dev->assembler,
 					  (const u8 *)urb->transfer_buffer +
 					  d.offset, len);
 			break;
-		case ISOCAM_ISO_BAD:
+		case ISOCAM_ISO_PACKET_BAD:
 			if (!bad++)
 				dev_warn_ratelimited(&dev->intf->dev, "URB packet %u: offset %u length %u actual_length %u, submitted %u %u; dropped\n",
 						     i, d.offset, d.length,
@@ -190,7 +190,7 @@ static void isocam_urb_packets(struct isocam_dev *dev, struct urb *urb)
 						     dev->packet_bytes);
 			isocam_asm_packet_error(&dev->assembler);
 			break;
-		case ISOCAM_ISO_BUS_ERROR:
+		case ISOCAM_ISO_PACKET_BUS_ERROR:
 			errors++;
 			isocam_asm_packet_error(&dev->assembler);
 			break;

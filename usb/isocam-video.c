@@ -25,8 +25,8 @@
 
 #include <isocam/usb.h>
 
-#include "bulk_transfer.h"
-#include "iso_packet.h"
+#include "isocam_bulk_xfer.h"
+#include "isocam_iso_packet.h"
 #include "isocam.h"
 
 /* Out-of-range values are refused (-EINVAL), at load and through sysfs. */

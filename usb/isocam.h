@@ -25,7 +25,7 @@
 #include <media/v4l2-device.h>
 #include <media/videobuf2-v4l2.h>
 
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 #include "isocam_kcompat.h"
 #include "isocam_clock.h"
 #include "isocam_format.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 
 #define GUARD		32
 #define GUARD_BYTE	0x5a

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libFuzzer target: the fields a host controller (or a USB/IP remote)
- * writes into a completed iso URB, through core/iso_packet.c. Whatever
+ * writes into a completed iso URB, through core/isocam_iso_packet.c. Whatever
  * they say, a packet judged readable lies inside the URB's buffer, exactly
  * where the driver put it, and no longer than the driver allowed; a count
  * judged usable never indexes past the packets submitted.
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "iso_packet.h"
+#include "isocam_iso_packet.h"
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\
@@ -45,12 +45,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += 7;
 	size -= 7;
 
-	if (!isocam_iso_count_ok(count, np))
+	if (!isocam_iso_packet_count_ok(count, np))
 		return 0;
 	CHECK(count >= 1 && (unsigned int)count <= np);
 	for (i = 0; i < (unsigned int)count && size >= 16; i++, data += 16,
 	     size -= 16) {
-		struct isocam_iso_desc d = {
+		struct isocam_iso_packet_desc d = {
 			.offset = le32(data),
 			.length = le32(data + 4),
 			.actual_length = le32(data + 8),
@@ -58,15 +58,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		};
 		u32 len = 0xdeadbeef;
 
-		switch (isocam_iso_check(&d, i, pb, buffer_len, &len)) {
-		case ISOCAM_ISO_OK:
+		switch (isocam_iso_packet_check(&d, i, pb, buffer_len, &len)) {
+		case ISOCAM_ISO_PACKET_OK:
 			CHECK(d.offset == i * pb);
 			CHECK(len == d.actual_length && len <= pb);
 			CHECK((u64)d.offset + len <= buffer_len);
 			CHECK(d.status == 0);
 			break;
-		case ISOCAM_ISO_BUS_ERROR:
-		case ISOCAM_ISO_BAD:
+		case ISOCAM_ISO_PACKET_BUS_ERROR:
+		case ISOCAM_ISO_PACKET_BAD:
 			CHECK(len == 0);
 			break;
 		default:

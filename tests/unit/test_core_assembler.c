@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of core/frame_assembler.c: every framing rule of
- * frame_assembler.h, against fake driver buffers fenced by guard bytes.
+ * Unit tests of core/isocam_asm.c: every framing rule of
+ * isocam_asm.h, against fake driver buffers fenced by guard bytes.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include <isocam/payload.h>
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 
 #define GUARD		64
 #define GUARD_BYTE	0xa5

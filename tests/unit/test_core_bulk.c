@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Unit tests of core/bulk_transfer.c: the bulk endpoint descriptor is
+ * Unit tests of core/isocam_bulk_xfer.c: the bulk endpoint descriptor is
  * refused for any field a high-speed bulk IN endpoint cannot have, a
  * completed bulk URB is read only up to what was submitted, and payload
  * transfers cut as the contract says (include/isocam/usb.h) assemble
@@ -15,8 +15,8 @@
 #include <isocam/payload.h>
 #include <isocam/usb.h>
 
-#include "bulk_transfer.h"
-#include "frame_assembler.h"
+#include "isocam_bulk_xfer.h"
+#include "isocam_asm.h"
 
 #define GOOD_ADDR	ISOCAM_USB_BULK_EP_ADDR
 #define GOOD_ATTR	ISOCAM_EP_XFER_BULK
@@ -26,10 +26,10 @@
 static void test_ep_good(void **state)
 {
 	(void)state;
-	assert_null(isocam_bulk_ep_problem(GOOD_ADDR, GOOD_ATTR, GOOD_MAXP));
+	assert_null(isocam_bulk_xfer_ep_problem(GOOD_ADDR, GOOD_ATTR, GOOD_MAXP));
 	/* any endpoint number 1-15 will do */
-	assert_null(isocam_bulk_ep_problem(0x8f, GOOD_ATTR, GOOD_MAXP));
-	assert_null(isocam_bulk_ep_problem(0x82, GOOD_ATTR, GOOD_MAXP));
+	assert_null(isocam_bulk_xfer_ep_problem(0x8f, GOOD_ATTR, GOOD_MAXP));
+	assert_null(isocam_bulk_xfer_ep_problem(0x82, GOOD_ATTR, GOOD_MAXP));
 }
 
 static void test_ep_bad(void **state)
@@ -61,7 +61,7 @@ static void test_ep_bad(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		const char *why = isocam_bulk_ep_problem(bad[i].addr,
+		const char *why = isocam_bulk_xfer_ep_problem(bad[i].addr,
 							 bad[i].attr,
 							 bad[i].maxp);
 
@@ -77,19 +77,19 @@ static void test_urb_ok(void **state)
 	u32 len = 77;
 
 	(void)state;
-	assert_int_equal(isocam_bulk_check(MAXPL, MAXPL, MAXPL, &len),
-			 ISOCAM_BULK_OK);
+	assert_int_equal(isocam_bulk_xfer_check(MAXPL, MAXPL, MAXPL, &len),
+			 ISOCAM_BULK_XFER_OK);
 	assert_int_equal(len, MAXPL);
-	assert_int_equal(isocam_bulk_check(13, MAXPL, MAXPL, &len),
-			 ISOCAM_BULK_OK);
+	assert_int_equal(isocam_bulk_xfer_check(13, MAXPL, MAXPL, &len),
+			 ISOCAM_BULK_XFER_OK);
 	assert_int_equal(len, 13);
 	/* a multiple of wMaxPacketSize ends the transfer too (no ZLP) */
-	assert_int_equal(isocam_bulk_check(4 * 512, MAXPL, MAXPL, &len),
-			 ISOCAM_BULK_OK);
+	assert_int_equal(isocam_bulk_xfer_check(4 * 512, MAXPL, MAXPL, &len),
+			 ISOCAM_BULK_XFER_OK);
 	assert_int_equal(len, 4 * 512);
 	/* a short URB's buffer */
-	assert_int_equal(isocam_bulk_check(100, 100, 100, &len),
-			 ISOCAM_BULK_OK);
+	assert_int_equal(isocam_bulk_xfer_check(100, 100, 100, &len),
+			 ISOCAM_BULK_XFER_OK);
 	assert_int_equal(len, 100);
 }
 
@@ -98,8 +98,8 @@ static void test_urb_empty(void **state)
 	u32 len = 77;
 
 	(void)state;
-	assert_int_equal(isocam_bulk_check(0, MAXPL, MAXPL, &len),
-			 ISOCAM_BULK_EMPTY);
+	assert_int_equal(isocam_bulk_xfer_check(0, MAXPL, MAXPL, &len),
+			 ISOCAM_BULK_XFER_EMPTY);
 	assert_int_equal(len, 0);
 }
 
@@ -112,37 +112,37 @@ static void test_urb_beyond(void **state)
 
 	(void)state;
 	for (i = 0; i < ARRAY_SIZE(actual); i++) {
-		assert_int_equal(isocam_bulk_check(actual[i], MAXPL, MAXPL,
-						   &len), ISOCAM_BULK_BAD);
+		assert_int_equal(isocam_bulk_xfer_check(actual[i], MAXPL, MAXPL,
+						   &len), ISOCAM_BULK_XFER_BAD);
 		assert_int_equal(len, 0);
 	}
 	/* beyond what was submitted, though the buffer is larger */
-	assert_int_equal(isocam_bulk_check(101, 100, MAXPL, &len),
-			 ISOCAM_BULK_BAD);
+	assert_int_equal(isocam_bulk_xfer_check(101, 100, MAXPL, &len),
+			 ISOCAM_BULK_XFER_BAD);
 	/* beyond the buffer, though a larger length was submitted */
-	assert_int_equal(isocam_bulk_check(101, MAXPL, 100, &len),
-			 ISOCAM_BULK_BAD);
+	assert_int_equal(isocam_bulk_xfer_check(101, MAXPL, 100, &len),
+			 ISOCAM_BULK_XFER_BAD);
 	/* beyond the contract's maximum, whatever the buffers */
-	assert_int_equal(isocam_bulk_check(MAXPL + 1, 2 * MAXPL, 2 * MAXPL,
-					   &len), ISOCAM_BULK_BAD);
+	assert_int_equal(isocam_bulk_xfer_check(MAXPL + 1, 2 * MAXPL, 2 * MAXPL,
+					   &len), ISOCAM_BULK_XFER_BAD);
 	assert_int_equal(len, 0);
 }
 
 static void test_fits(void **state)
 {
 	(void)state;
-	assert_true(isocam_bulk_capacity() == 13ULL * 512 * 8000);
+	assert_true(isocam_bulk_xfer_capacity() == 13ULL * 512 * 8000);
 	/* 640x480 YUYV at 30 fps: 18.4 MB/s */
-	assert_true(isocam_bulk_fits(640 * 480 * 2, 1, 30));
+	assert_true(isocam_bulk_xfer_fits(640 * 480 * 2, 1, 30));
 	/* 1280x960 YUYV at 15 fps: 36.9 MB/s */
-	assert_true(isocam_bulk_fits(1280 * 960 * 2, 1, 15));
+	assert_true(isocam_bulk_xfer_fits(1280 * 960 * 2, 1, 15));
 	/* 1280x960 YUYV at 30 fps: 73.7 MB/s, beyond high speed */
-	assert_false(isocam_bulk_fits(1280 * 960 * 2, 1, 30));
+	assert_false(isocam_bulk_xfer_fits(1280 * 960 * 2, 1, 30));
 	/* the margin: just under the capacity does not fit */
-	assert_false(isocam_bulk_fits(13 * 512 * 8000 - 1000, 1, 1));
-	assert_false(isocam_bulk_fits(1000, 0, 30));
-	assert_false(isocam_bulk_fits(1000, 1, 0));
-	assert_false(isocam_bulk_fits(0xffffffffu, 1, 0xffffffffu));
+	assert_false(isocam_bulk_xfer_fits(13 * 512 * 8000 - 1000, 1, 1));
+	assert_false(isocam_bulk_xfer_fits(1000, 0, 30));
+	assert_false(isocam_bulk_xfer_fits(1000, 1, 0));
+	assert_false(isocam_bulk_xfer_fits(0xffffffffu, 1, 0xffffffffu));
 }
 
 /* ---- transfers as the contract cuts them, into the assembler ---- */
@@ -221,8 +221,8 @@ static unsigned int send_frame(struct isocam_assembler *a, int fid, u32 pts,
 		for (i = 0; i < chunk; i++)
 			xfer[ISOCAM_PH_LEN_FULL + i] = (u8)(off + i);
 		actual = ISOCAM_PH_LEN_FULL + chunk;
-		assert_int_equal(isocam_bulk_check(actual, urb_len, urb_len,
-						   &len), ISOCAM_BULK_OK);
+		assert_int_equal(isocam_bulk_xfer_check(actual, urb_len, urb_len,
+						   &len), ISOCAM_BULK_XFER_OK);
 		isocam_asm_packet(a, xfer, len);
 		off += chunk;
 		n++;

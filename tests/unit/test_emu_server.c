@@ -3,7 +3,7 @@
  * The USB/IP server end to end over socketpairs, the test playing vhci:
  * device list, import (and refusals), control URBs, isochronous URBs
  * paced in bus time with replies laid out exactly as vhci parses them,
- * frames reassembled by core/frame_assembler and checked by their stamp,
+ * frames reassembled by core/isocam_asm and checked by their stamp,
  * CMD_UNLINK semantics, and a garbage-sending client being dropped while
  * the camera stays importable.
  */
@@ -33,7 +33,7 @@
 #include <isocam/usb.h>
 
 #include "bridge.h"
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 #include "scene.h"
 #include "usbip_client.h"
 #include "usbip_proto.h"

@@ -4,7 +4,7 @@
  * (no kernel driver bound) and check what it sends. It reads the
  * sensor's chip ID through the bridge's vendor i2c requests, programs a
  * mode, streams with several isochronous transfers in flight, assembles
- * frames with core/frame_assembler (the driver's own logic) and checks
+ * frames with core/isocam_asm (the driver's own logic) and checks
  * every frame's stamp: counters 0, 1, 2, ... each once and in order,
  * size and mode as programmed, checksum right. Exit 0 only if all of
  * that holds.
@@ -23,7 +23,7 @@
 #include <isocam/ic1280_regs.h>
 #include <isocam/usb.h>
 
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 #include "scene.h"
 
 #define CTRL_TIMEOUT_MS	2000

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * Payload parsing and frame assembly: isochronous packets in, complete
- * frames out. Bus agnostic: the USB driver feeds it packets from URB
- * completions and lends it buffers through callbacks.
+ * Payload parsing and frame assembly (isocam_asm_*, the frame assembler):
+ * isochronous packets in, complete frames out. Bus agnostic: the USB
+ * driver feeds it packets from URB completions and lends it buffers
+ * through callbacks.
  *
  * Rules (see include/isocam/payload.h):
  * - A packet shorter than its header, or whose bHeaderLength is not 2, 6
@@ -35,8 +36,8 @@
  *   soon as its header is trusted, before the packet can end a frame: the
  *   driver's clock has the sample before it stamps that frame.
  */
-#ifndef ISOCAM_FRAME_ASSEMBLER_H
-#define ISOCAM_FRAME_ASSEMBLER_H
+#ifndef ISOCAM_ASM_H
+#define ISOCAM_ASM_H
 
 #include "isocam_compat.h"
 
@@ -120,4 +121,4 @@ void isocam_asm_packet_error(struct isocam_assembler *a);
  */
 void isocam_asm_flush(struct isocam_assembler *a);
 
-#endif /* ISOCAM_FRAME_ASSEMBLER_H */
+#endif /* ISOCAM_ASM_H */

@@ -9,8 +9,8 @@
  * completed URB's actual_length is what the host controller (or USB/IP's
  * vhci, from the remote's word) wrote into it.
  */
-#ifndef ISOCAM_BULK_TRANSFER_H
-#define ISOCAM_BULK_TRANSFER_H
+#ifndef ISOCAM_BULK_XFER_H
+#define ISOCAM_BULK_XFER_H
 
 #include "isocam_compat.h"
 
@@ -34,28 +34,29 @@
  * the device sent them, wmaxp already in CPU order) is a usable bulk IN
  * endpoint for the stream; else a phrase saying what is wrong with it.
  */
-const char *isocam_bulk_ep_problem(u8 address, u8 attributes, u16 wmaxp);
+const char *isocam_bulk_xfer_ep_problem(u8 address, u8 attributes, u16 wmaxp);
 
-enum isocam_bulk_verdict {
-	ISOCAM_BULK_OK,		/* read *len bytes from the buffer's start */
-	ISOCAM_BULK_EMPTY,	/* nothing arrived: the contract says never */
-	ISOCAM_BULK_BAD,	/* actual_length beyond what was submitted */
+enum isocam_bulk_xfer_verdict {
+	ISOCAM_BULK_XFER_OK,	/* read *len bytes from the buffer's start */
+	ISOCAM_BULK_XFER_EMPTY,	/* nothing arrived: the contract says never */
+	ISOCAM_BULK_XFER_BAD,	/* actual_length beyond what was submitted */
 };
 
 /*
  * A bulk IN URB submitted for submitted bytes into a buffer of buffer_len
  * bytes completed with status 0 and actual_length. *len is the number of
- * bytes to read (0 unless ISOCAM_BULK_OK); it never exceeds
+ * bytes to read (0 unless ISOCAM_BULK_XFER_OK); it never exceeds
  * ISOCAM_USB_BULK_MAX_PAYLOAD, submitted or buffer_len.
  */
-enum isocam_bulk_verdict isocam_bulk_check(u32 actual_length, u32 submitted,
-					   u32 buffer_len, u32 *len);
+enum isocam_bulk_xfer_verdict isocam_bulk_xfer_check(u32 actual_length,
+						     u32 submitted,
+						     u32 buffer_len, u32 *len);
 
 /*
  * Payload bytes per second a high-speed bulk pipe carries at most: 13
  * packets of 512 bytes every microframe (53.2 MB/s).
  */
-u64 isocam_bulk_capacity(void);
+u64 isocam_bulk_xfer_capacity(void);
 
 /*
  * Whether a stream of sizeimage bytes per frame at num/den seconds per
@@ -63,6 +64,6 @@ u64 isocam_bulk_capacity(void);
  * ISOCAM_USB_BULK_MAX_PAYLOAD transfer and ISOCAM_BW_MARGIN_PCT headroom
  * as for the isochronous alts.
  */
-bool isocam_bulk_fits(u32 sizeimage, u32 interval_num, u32 interval_den);
+bool isocam_bulk_xfer_fits(u32 sizeimage, u32 interval_num, u32 interval_den);
 
-#endif /* ISOCAM_BULK_TRANSFER_H */
+#endif /* ISOCAM_BULK_XFER_H */

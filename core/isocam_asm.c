@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Payload parsing and frame assembly. The rules are in frame_assembler.h;
+ * Payload parsing and frame assembly. The rules are in isocam_asm.h;
  * this file only applies them. Everything the device sends is untrusted:
  * lengths are checked before use and copies are clamped to the buffer.
  */
 #include <isocam/payload.h>
 
-#include "frame_assembler.h"
+#include "isocam_asm.h"
 
 void isocam_asm_init(struct isocam_assembler *a,
 		     const struct isocam_asm_ops *ops, void *priv,
