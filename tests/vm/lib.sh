@@ -10,7 +10,14 @@
 #   log MSG...                 timestamped line on stdout
 #   is_mounted DIR             true if a file system is mounted on DIR
 #   step MSG...                a visible "== MSG" heading
-#   fail MSG...                message on stderr, exit 1
+#   subtest NAME FUNC [ARG...] a step of its own (KTAP): FUNC runs in a
+#                              subshell; "ok N NAME" or "not ok N NAME #
+#                              why", and the script goes on to the next
+#   subtests_done              the plan line "1..N"; fails the script if
+#                              a subtest failed (run-vm.sh also fails a
+#                              script that printed "not ok" and exited 0)
+#   fail MSG...                message on stderr, exit 1 (of the subtest,
+#                              inside one)
 #   require_cmd CMD...         fail with a clear message when CMD is missing
 #                              (never skip: a skipped test is a defect)
 #   assert CMD...              run CMD; fail if it returns non-zero
@@ -65,7 +72,45 @@ step() { printf '== %s\n' "$*"; }
 
 fail() {
 	printf 'FAIL: %s\n' "$*" >&2
+	[ -z "${SUBTEST_WHY:-}" ] || printf '%s' "$*" >"$SUBTEST_WHY"
 	exit 1
+}
+
+# KTAP subtests. A subtest sees the script's variables but cannot set
+# them: what later steps need is set up outside subtests, and a subtest
+# that changes shared state (a debugfs knob, a running process) undoes
+# it itself, with a trap of its own if need be.
+SUBTEST_N=0
+SUBTEST_FAILED=()
+subtest() {
+	local name=$1 rc why=
+	shift
+	[ "$SUBTEST_N" -gt 0 ] || printf 'KTAP version 1\n'
+	SUBTEST_N=$((SUBTEST_N + 1))
+	step "$name"
+	: >"$RESULTS/.subtest-why"
+	set +e
+	(
+		set -e
+		SUBTEST_WHY=$RESULTS/.subtest-why
+		"$@"
+	)
+	rc=$?
+	set -e
+	if [ "$rc" = 0 ]; then
+		printf 'ok %d %s\n' "$SUBTEST_N" "$name"
+		return 0
+	fi
+	read -r why <"$RESULTS/.subtest-why" || true
+	printf 'not ok %d %s # %s\n' "$SUBTEST_N" "$name" \
+		"${why:-exit status $rc}"
+	SUBTEST_FAILED+=("$name")
+}
+subtests_done() {
+	local IFS=';'
+	printf '1..%d\n' "$SUBTEST_N"
+	[ ${#SUBTEST_FAILED[@]} = 0 ] ||
+		fail "${#SUBTEST_FAILED[@]} of $SUBTEST_N subtests failed: ${SUBTEST_FAILED[*]}"
 }
 
 require_cmd() {

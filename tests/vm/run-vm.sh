@@ -56,11 +56,12 @@
 # for real hardware, and USB/IP under TCG answers in bursts.
 # Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib.sh"
 #
-# A script FAILS when it exits non-zero, times out, never ran to the end
-# (guest hang or crash), or when the kernel log written during it matches
-# tests/vm/kernel-bad.re (WARNING:, BUG:, Oops, refcount_t:, list
-# corruption, hung task, lockdep, KASAN/UBSAN, general protection fault,
-# ...), whatever its own exit status. One line per script:
+# A script FAILS when it exits non-zero, prints a KTAP "not ok" line (a
+# failed subtest: lib.sh's subtest; the summary names them), times out,
+# never ran to the end (guest hang or crash), or when the kernel log
+# written during it matches tests/vm/kernel-bad.re (WARNING:, BUG:, Oops,
+# refcount_t:, list corruption, hung task, lockdep, KASAN/UBSAN, general
+# protection fault, ...), whatever its own exit status. One line per script:
 #   PASS <name> (<secs>s)
 #   FAIL <name> (<reason>)
 #   SKIP <name> (...)      not run because an earlier one failed
@@ -390,12 +391,17 @@ for n in "${NAMES[@]}"; do
 			'BEGIN { printf "%.0f\n", b - a }' >"$d/wall"
 	bad=$(first_bad "$d/kmsg.log" "$n")
 	leak=$("$VMDIR/kernel-reports.sh" -l "$d/kmemleak.log")
+	# its failed KTAP subtests (lib.sh's subtest), each with its reason
+	notok=$(sed -n 's/^not ok [0-9][0-9]* //p' "$d/output.log" 2>/dev/null |
+		head -n 5 | cut -c1-120 | paste -sd';' -)
 	if [ -n "$bad" ]; then
 		summary+=("FAIL $n (kernel: $bad)")
 	elif [ -n "$leak" ]; then
 		summary+=("FAIL $n ($leak)")
 	elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
 		summary+=("FAIL $n (timed out: --timeout ${TIMEOUT}s or its own vm-timeout)")
+	elif [ -n "$notok" ]; then
+		summary+=("FAIL $n (exit status $st after ${secs}s; not ok: $notok)")
 	elif [ "$st" != 0 ]; then
 		# lib.sh's fail() says why; else the script's last words.
 		last=$(grep '^FAIL: ' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-160)

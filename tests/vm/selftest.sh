@@ -9,6 +9,10 @@
 #   selftest/clean.sh  checks env, writes a result -> must PASS (the splat
 #                                                    is not charged to it)
 #   selftest/exit3.sh  exits 3                     -> must FAIL, "exit status 3"
+#   selftest/subtests.sh  a failed KTAP subtest, then a passing one
+#                                                  -> must FAIL naming the
+#                                                     first; the second ran
+#   selftest/notok-exit0.sh  a failed subtest, exit 0 -> must FAIL
 # and asserts that run-vm.sh exits non-zero and says exactly that.
 set -uo pipefail
 
@@ -40,7 +44,10 @@ touch /tmp/isocam-selftest-host
 "$ROOT/tests/vm/run-vm.sh" --quiet --keep-going --timeout 60 --out "$OUT" \
 	"$ROOT/tests/vm/selftest/warn.sh" \
 	"$ROOT/tests/vm/selftest/clean.sh" \
-	"$ROOT/tests/vm/selftest/exit3.sh" >"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
+	"$ROOT/tests/vm/selftest/exit3.sh" \
+	"$ROOT/tests/vm/selftest/subtests.sh" \
+	"$ROOT/tests/vm/selftest/notok-exit0.sh" \
+	>"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
 status=$?
 rm -f /tmp/isocam-selftest-host
 sed 's/^/selftest: run-vm: /' "$OUT/run-vm.stdout"
@@ -59,6 +66,14 @@ check "what warn.sh left in /tmp was removed, and said so" \
 	grep -q 'warn left in /tmp, removing: .*/tmp/selftest-left' "$OUT/console.log"
 check "exit3.sh FAILs with its exit status" \
 	grep -qE '^FAIL exit3 \(exit status 3 ' "$OUT/run-vm.stdout"
+check "subtests.sh FAILs naming its failed subtest and why" \
+	grep -qE '^FAIL subtests \(exit status 1 .*not ok: first fails # on purpose\)' "$OUT/run-vm.stdout"
+check "the subtest after the failed one ran and passed" \
+	grep -qx 'ok 2 second passes' "$OUT/subtests/output.log"
+check "subtests.sh printed its KTAP plan" \
+	grep -qx '1\.\.2' "$OUT/subtests/output.log"
+check "a script that exits 0 after a failed subtest FAILs" \
+	grep -qE '^FAIL notok-exit0 \(exit status 0 .*not ok: fails quietly' "$OUT/run-vm.stdout"
 check "the guest's dmesg and console are saved" \
 	test -s "$OUT/dmesg.log" -a -s "$OUT/console.log"
 
