@@ -134,7 +134,7 @@ bench: deps kernel all $(BENCHES) $(BUILD)/bench/testusb
 	echo $(BENCH_TP_FRAMES) >$(BUILD)/bench/tp-frames
 	echo $(BENCH_CAM_FRAMES) >$(BUILD)/bench/cam-frames
 	echo $(BENCH_SOAK_FRAMES) >$(BUILD)/bench/soak-frames
-	$(ROOT)/tests/vm/run-vm.sh -q --out $(BUILD)/bench/vm \
+	$(ROOT)/tests/vm/harness/run-vm.sh -q --out $(BUILD)/bench/vm \
 		$(ROOT)/tests/bench/vm/timestamps.sh \
 		$(ROOT)/tests/bench/vm/throughput.sh \
 		$(ROOT)/tests/bench/vm/latency.sh \
@@ -176,7 +176,7 @@ SOAK_CYCLES ?= 1000
 soak: all
 	@mkdir -p $(BUILD)/soak
 	echo $(SOAK_CYCLES) >$(BUILD)/soak/cycles
-	$(ROOT)/tests/vm/run-vm.sh --out $(BUILD)/soak/vm \
+	$(ROOT)/tests/vm/harness/run-vm.sh --out $(BUILD)/soak/vm \
 		$(ROOT)/tests/vm/soak/unplug-streaming.sh
 
 # Beside a CPU hog on the host (scripts/with-load.sh): the results must
@@ -189,7 +189,7 @@ STRESS_CYCLES ?= 1000
 stress: all
 	@mkdir -p $(BUILD)/stress
 	echo $(STRESS_CYCLES) >$(BUILD)/stress/cycles
-	$(ROOT)/scripts/with-load.sh $(ROOT)/tests/vm/run-vm.sh \
+	$(ROOT)/scripts/with-load.sh $(ROOT)/tests/vm/harness/run-vm.sh \
 		--out $(BUILD)/stress/vm $(ROOT)/tests/vm/stress/start-stop.sh
 
 clean:

@@ -9,11 +9,11 @@
 #   2. the project's modules are built against it, in build/debug/mod/
 #      (the tree's own .ko files stay 6.1's, for `make check`), with
 #      sparse and W=1: any warning fails, so every run lints against 7.2;
-#   3. tests/vm/selftest-debug.sh shows a use-after-free and a leak FAIL;
+#   3. tests/vm/selftest/selftest-debug.sh shows a use-after-free and a leak FAIL;
 #   4. every tests/vm/suite/*.sh runs in ONE boot of it, each script
 #      judged as in `make check`, plus a kmemleak scan after each
-#      (tests/vm/kernel-reports.sh; foreign reports the harness knows
-#      are listed, with why, in tests/vm/kernel-known.txt).
+#      (tests/vm/harness/kernel-reports.sh; foreign reports the harness knows
+#      are listed, with why, in tests/vm/harness/kernel-known.txt).
 # Environment:
 #   VM_TIMEOUT      per guest script limit (default 600: the debug kernel
 #                   runs the suite about 1.7 times slower)
@@ -89,7 +89,7 @@ env_file=$ROOT/build/debug/kernel.env
 
 # --- 3. the checkers catch what they are for -----------------------------------
 section "vm: debug harness self-test"
-"$ROOT/tests/vm/selftest-debug.sh" "$env_file" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
+"$ROOT/tests/vm/selftest/selftest-debug.sh" "$env_file" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
 if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "debug harness self-test"; fi
 
 # --- 4. the suite ------------------------------------------------------------------
@@ -100,12 +100,12 @@ if [ -n "${DEBUG_SCRIPTS:-}" ]; then
 else
 	suite=("$ROOT"/tests/vm/suite/*.sh)
 fi
-"$ROOT/tests/vm/run-shards.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
+"$ROOT/tests/vm/harness/run-shards.sh" --kernel-env "$env_file" --keep-going --timeout "$VM_TIMEOUT" \
 	--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
 vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
 slowest "$LOGS/vm-suite"
 if [ -s "$LOGS/vm-suite/known-reports.txt" ]; then
-	echo "check-debug: known foreign reports (tests/vm/kernel-known.txt), not counted:"
+	echo "check-debug: known foreign reports (tests/vm/harness/kernel-known.txt), not counted:"
 	sed 's/^/check-debug:   /' "$LOGS/vm-suite/known-reports.txt"
 fi
 finish

@@ -9,10 +9,10 @@
 #                 tests/fuzz/corpus/<name>/ when present) and counts once
 #   VM_TIMEOUT    per guest script limit for the VM suite (default 300)
 # Then tests/install/install.sh (counts once), the VM harness self-test
-# (tests/vm/selftest.sh, counts once), `make demo`'s script, checked for
+# (tests/vm/selftest/selftest.sh, counts once), `make demo`'s script, checked for
 # the files it promises (one result), and the VM suite: every
 # tests/vm/suite/*.sh, split across single-vCPU VMs, one more than the
-# host has cores (tests/vm/run-shards.sh; ISOCAM_VM_SHARDS=1: one boot),
+# host has cores (tests/vm/harness/run-shards.sh; ISOCAM_VM_SHARDS=1: one boot),
 # each script one result, the five slowest listed. The suite starts first
 # and runs beside everything else: its guests leave the host's cores
 # partly idle (waiting on their cameras' frame clocks and their 9p root),
@@ -37,7 +37,7 @@ suite=("$ROOT"/tests/vm/suite/*.sh)
 suite_pid=
 if [ -e "${suite[0]}" ]; then
 	echo "check: the VM suite (${#suite[@]} scripts) starts now, beside the rest; its output: $LOGS/vm-suite.log"
-	"$ROOT/tests/vm/run-shards.sh" --keep-going --timeout "$VM_TIMEOUT" \
+	"$ROOT/tests/vm/harness/run-shards.sh" --keep-going --timeout "$VM_TIMEOUT" \
 		--out "$LOGS/vm-suite" "${suite[@]}" >"$LOGS/vm-suite.log" 2>&1 </dev/null &
 	suite_pid=$!
 fi
@@ -116,7 +116,7 @@ if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad_log install "$LOGS/install.log"
 
 # --- the VM harness self-test -----------------------------------------------
 section "vm: harness self-test"
-"$ROOT/tests/vm/selftest.sh" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
+"$ROOT/tests/vm/selftest/selftest.sh" "$LOGS/vm-selftest" 2>&1 | tee "$LOGS/vm-selftest.log"
 if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "vm harness self-test"; fi
 
 # --- make demo's run, in its own boot: what it promises is there ------------

@@ -9,7 +9,7 @@
 #   DEMO_OUT   where the files go (default out/)
 #   GADGET=1   plug the camera as a real USB gadget (isocam-emu --gadget=ffs
 #              on dummy_hcd, bulk) instead of over USB/IP
-# Extra arguments go to tests/vm/run-vm.sh (e.g. --timeout 600).
+# Extra arguments go to tests/vm/harness/run-vm.sh (e.g. --timeout 600).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,7 +27,7 @@ else
 fi
 echo "demo: booting the VM (Debian's kernel under QEMU) to run $name, the camera plugged $how"
 rm -rf "$RUN"
-"$ROOT/tests/vm/run-vm.sh" --out "$RUN" "$@" "$GUEST"
+"$ROOT/tests/vm/harness/run-vm.sh" --out "$RUN" "$@" "$GUEST"
 status=$?
 
 # The files the demo wants to keep: everything the guest put in RESULTS,

@@ -35,7 +35,7 @@ done
 have_72=
 [ -e /usr/src/linux-source-7.2.tar.xz ] && have_72=1
 
-V4L_UTILS=$(dirname "$0")/../tests/vm/tools/v4l-utils.sh
+V4L_UTILS=$(dirname "$0")/../tests/vm/harness/v4l-utils.sh
 have_v4l=
 "$V4L_UTILS" --dir >/dev/null 2>&1 && have_v4l=1
 
@@ -98,6 +98,6 @@ if [ -z "$have_72" ]; then
 	apt-get install -y -q --no-install-recommends linux-source-7.2/sid
 fi
 
-# v4l-utils matching the newer kernels (tests/vm/tools/v4l-utils.sh):
+# v4l-utils matching the newer kernels (tests/vm/harness/v4l-utils.sh):
 # sid's, unpacked beside the system's, never installed.
 [ -n "$have_v4l" ] || "$V4L_UTILS" >/dev/null

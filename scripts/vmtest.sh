@@ -30,7 +30,7 @@ else
 	suite=("$ROOT"/tests/vm/suite/*.sh)
 fi
 section "vm: ${#suite[@]} suite scripts on $series ($("$ROOT/scripts/find-kernel.sh"))"
-"$ROOT/tests/vm/run-shards.sh" --keep-going --timeout "$VM_TIMEOUT" \
+"$ROOT/tests/vm/harness/run-shards.sh" --keep-going --timeout "$VM_TIMEOUT" \
 	--out "$LOGS/vm-suite" "${suite[@]}" 2>&1 | tee "$LOGS/vm-suite.log"
 vm_tally "$LOGS/vm-suite/summary.txt" "${PIPESTATUS[0]}"
 slowest "$LOGS/vm-suite"

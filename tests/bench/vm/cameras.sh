@@ -10,9 +10,9 @@
 # Frames per camera: $ISOCAM_BUILD/bench/cam-frames, else 150.
 # Prints lines starting "bench:"; asserts nothing about speed.
 # vm-timeout: 3600
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd usbip v4l2-ctl awk
 STREAM=$ISOCAM_BUILD/isocam-stream

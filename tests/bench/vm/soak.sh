@@ -10,9 +10,9 @@
 # wall time it should take. Frames: $ISOCAM_BUILD/bench/soak-frames, else
 # 10000. Prints lines starting "bench:"; asserts nothing about speed.
 # vm-timeout: 3600
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd ffmpeg v4l2-ctl
 FRAMES=10000

@@ -10,9 +10,9 @@
 # (make bench BENCH_TP_FRAMES=N), else 300. Prints lines starting "bench:";
 # asserts nothing about speed.
 # vm-timeout: 1800
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl awk
 STREAM=$ISOCAM_BUILD/isocam-stream

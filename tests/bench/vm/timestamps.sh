@@ -10,9 +10,9 @@
 # Frames per run: $ISOCAM_BUILD/bench/ts-frames (make bench BENCH_TS_FRAMES=N),
 # else 900. Prints lines starting "bench:"; asserts nothing about speed.
 # vm-timeout: 7200
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl ffmpeg awk
 STREAM=$ISOCAM_BUILD/isocam-stream

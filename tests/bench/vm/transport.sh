@@ -16,9 +16,9 @@
 # Frames for isocam: $ISOCAM_BUILD/bench/tp-frames, else 300.
 # Prints lines starting "bench:"; asserts nothing about speed.
 # vm-timeout: 1800
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl usbip usbipd awk
 STREAM=$ISOCAM_BUILD/isocam-stream

@@ -20,10 +20,10 @@
 # demo still delivers what it captured. It fails when it captured nothing
 # usable, or when a frame went missing that nobody accounts for (the driver
 # misbehaved).
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-gadget.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/gadget.sh"
 
 require_cmd ffmpeg v4l2-ctl usbip
 

@@ -8,16 +8,16 @@
 # count comes from $ISOCAM_BUILD/soak/cycles (make soak SOAK_CYCLES=N;
 # default 1000).
 # vm-timeout: 14400
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd usbip timeout
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
 CYCLES=1000
 [ ! -r "$ISOCAM_BUILD/soak/cycles" ] || CYCLES=$(cat "$ISOCAM_BUILD/soak/cycles")
-BAD_RE=$ISOCAM_ROOT/tests/vm/kernel-bad.re
+BAD_RE=$ISOCAM_ROOT/tests/vm/harness/kernel-bad.re
 
 driver_setup
 start=$SECONDS

@@ -12,9 +12,9 @@
 # The count is $STRESS_CYCLES if set (the suite's short run), else
 # $ISOCAM_BUILD/stress/cycles (make stress STRESS_CYCLES=N), else 1000.
 # vm-timeout: 14400
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd usbip timeout
 STREAM=$ISOCAM_BUILD/isocam-stream

@@ -4,7 +4,7 @@
 # host controller (vhci-hcd) and V4L2 test driver (vivid) load, and
 # v4l2-compliance streams from vivid; then the project's modules load and
 # unload through modprobe (their dependencies resolved by depmod).
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 
 require_cmd modprobe v4l2-compliance
 

@@ -7,8 +7,8 @@
 # and gets 300 frames by isochronous transfers, every counter once and in
 # order, every checksum right; a refused import says why (busy, not
 # found); detach frees the camera for a re-import.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
 
 require_cmd usbip lsusb awk
 

@@ -13,8 +13,8 @@
 #  - log-status prints the sensor's state and controls;
 #  - a wrong chip id, or no answer at all, fails the bind cleanly.
 # Register values expected here come from include/isocam/ic1280_regs.h.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
 
 require_cmd v4l2-ctl i2cdetect od awk
 

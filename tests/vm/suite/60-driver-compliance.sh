@@ -6,9 +6,9 @@
 # offers. Debian's 6.1 kernel has no CONFIG_VIDEO_ADV_DEBUG, so there the
 # debug register ioctls are reported as not supported, which
 # v4l2-compliance counts as a pass; the debug kernel has it.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-compliance v4l2-ctl
 

@@ -15,16 +15,16 @@
 #  - the seed's manners: open() and closing an idle handle change nothing;
 #    closing a second handle leaves the stream running; ending the
 #    streaming one stops it and returns the interface to alt 0.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl i2cdetect i2ctransfer awk
 
 CHECK=$ISOCAM_BUILD/isocam-check
 [ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 
-# --- driver-side helpers (the camera's in lib-camera.sh) ---------------------
+# --- driver-side helpers (the camera's in lib/camera.sh) ---------------------
 kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p"; }
 
 cleanup() {
@@ -38,7 +38,7 @@ trap cleanup EXIT
 
 modprobe i2c-dev
 
-# Each check is a KTAP subtest (lib.sh): one that fails does not hide the
+# Each check is a KTAP subtest (lib/base.sh): one that fails does not hide the
 # next. What they share (the modules, the camera, its nodes) is set up
 # between them.
 params_refused_at_load() {

@@ -12,9 +12,9 @@
 #  - a consumer late on purpose loses frames only for want of a buffer:
 #    the driver counts each as dropped, the sequence numbers it hands out
 #    skip exactly those, and nothing is lost on the bus or by the camera.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl awk dd
 
@@ -38,7 +38,7 @@ v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/dev/null >/dev/
 	fail "warm-up capture failed"
 
 # capture_check NAME FOURCC W H N V4L2-CTL-STREAM-OPTIONS...: capture N
-# frames and verify every one (lib-driver.sh, capture_verify).
+# frames and verify every one (lib/driver.sh, capture_verify).
 # Captures use 16 buffers: in an emulated guest the capturing program can
 # stall long enough to leave the driver without a buffer with fewer.
 capture_check() {

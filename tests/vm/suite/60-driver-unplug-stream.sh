@@ -6,9 +6,9 @@
 # node, the adapter and the debugfs directory go away and the next attach
 # works; afterwards rmmod is clean. The harness fails the script on any
 # kernel warning, oops or lockdep report in between.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl dd
 

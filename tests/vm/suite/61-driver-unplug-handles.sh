@@ -6,7 +6,7 @@
 # subscribed to the sensor's control events and the sensor's subdev
 # node, say, share the sensor's controls, and whichever closes last must
 # not find them freed (on the debug kernel KASAN reports such a use).
-# Kinds (tests/vm/holder.py): video (open), stream (a video handle
+# Kinds (tests/vm/lib/holder.py): video (open), stream (a video handle
 # streaming: the unplug comes mid-stream), ctrl (a video handle writing
 # brightness over and over: the unplug comes mid-control), events (video,
 # subscribed to brightness), subdev (subscribed too), media, i2c
@@ -21,9 +21,9 @@
 # from HANDLE_SEED (logged; a run without it draws a new seed, so runs
 # cover the orders between them).
 # vm-timeout: 900
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd python3 usbip
 

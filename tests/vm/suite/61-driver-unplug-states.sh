@@ -20,9 +20,9 @@
 #  - bandwidth refused at URB submit (as EHCI does) falls back to a
 #    smaller alt, and the user's frame interval survives the fallback.
 # (Idle, open, streaming and mid-control unplugs: 60-driver-unplug*.sh.)
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl python3 usbip i2ctransfer
 STREAM=$ISOCAM_BUILD/isocam-stream
@@ -105,7 +105,7 @@ I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
 wait_for "[ -c $I2C ]" 10 "$I2C"
 kill -USR2 "$EMU_PID"
 wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
-out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/holder.py" timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
+out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
 log "$out"
 assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
 unplug
@@ -146,7 +146,7 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 	for try in 1 2 3; do
 		echo 1 >"$FF/times"
 		rm -f /tmp/ready /tmp/ready.polling /tmp/go
-		python3 "$ISOCAM_ROOT/tests/vm/holder.py" i2cfirst "isocam i2c" /tmp/ready /tmp/go \
+		python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" i2cfirst "isocam i2c" /tmp/ready /tmp/go \
 			>"$RESULTS/holder-i2cfirst.log" 2>&1 &
 		BG_PID=$!
 		camera_track "$BG_PID"

@@ -7,10 +7,10 @@
 # ..." (run-vm.sh passes it on) runs only those rows, of every
 # 62-driver-fault-* script.
 # vm-timeout: 600
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
-. "$ISOCAM_ROOT/tests/vm/fault-matrix.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/fault-matrix.sh"
 
 # Descriptors are read once, at enumeration.
 DESC=probe

@@ -9,9 +9,9 @@
 # close 5 s, all under the lock the unplug waits for.
 # The fault matrix (62-driver-fault-control) runs the same modes in every
 # state, and the one that ignores unlinks too where vhci_hcd can bound it.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd usbip i2ctransfer
 STREAM=$ISOCAM_BUILD/isocam-stream

@@ -14,9 +14,9 @@
 #    the recovered ones by at least half the emulated sensor's exposure
 #    (10 ms by default), which the recovered ones precede the readout by.
 # How evenly each kind is spaced is logged; judging it is `make bench`'s.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl
 

@@ -14,9 +14,9 @@
 #    and with the media node open: each ioctl then fails, the handles
 #    close cleanly (nothing is freed before its last user is gone).
 # vm-timeout: 900
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd media-ctl v4l2-ctl v4l2-compliance python3
 
@@ -58,7 +58,7 @@ if out=$(v4l2-ctl -d "$SUBDEV" --set-subdev-fmt pad=0,width=640,height=480 2>&1)
 	fail "the read-only subdev node accepted a format: $out"
 fi
 log "set-subdev-fmt refused: $(tr '\n' ' ' <<<"$out")"
-out=$(python3 "$ISOCAM_ROOT/tests/vm/holder.py" subdevtry "$SUBDEV") || fail "TRY frame interval: $out"
+out=$(python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" subdevtry "$SUBDEV") || fail "TRY frame interval: $out"
 log "$out"
 v4l2-ctl -d "$SUBDEV" -c brightness=17 || fail "brightness through $SUBDEV"
 assert_eq "$(v4l2-ctl -d "$NODE" -C brightness | awk '{ print $2 }')" 17 \
@@ -78,7 +78,7 @@ grep -aq "^Total for .*$SUBDEV" "$RESULTS/compliance-media.log" ||
 	fail "v4l2-compliance -m did not test $SUBDEV"
 # The video and media nodes: clean. The read-only subdev node: clean but
 # for v4l2-compliance's own false failures of its version
-# (tests/vm/compliance-known.txt says which and why), each named here.
+# (tests/vm/harness/compliance-known.txt says which and why), each named here.
 # (1.22 names no driver for a subdev node: "Total for device ...".)
 for n in "$NODE" "$MEDIA"; do
 	t=$(grep -aE "^Total for (isocam )?device $n:" "$RESULTS/compliance-media.log") ||
@@ -92,11 +92,11 @@ ver=$(v4l2-compliance --version | sed -n 's/^v4l2-compliance \([0-9.]*\),.*/\1/p
 known=0
 while IFS= read -r line; do
 	what=${line#*fail: }
-	grep -qxF "$ver	$what" "$ISOCAM_ROOT/tests/vm/compliance-known.txt" ||
+	grep -qxF "$ver	$what" "$ISOCAM_ROOT/tests/vm/harness/compliance-known.txt" ||
 		fail "v4l2-compliance $ver -m: fail: $what"
 	known=$((known + 1))
 done < <(grep -a 'fail: ' "$RESULTS/compliance-media.log")
-log "$total ($known fail lines are v4l2-compliance $ver's own on a read-only subdev: tests/vm/compliance-known.txt)"
+log "$total ($known fail lines are v4l2-compliance $ver's own on a read-only subdev: tests/vm/harness/compliance-known.txt)"
 
 step "unplug with the subdev node open and subscribed to events"
 hold subdev "$SUBDEV"

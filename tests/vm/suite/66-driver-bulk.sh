@@ -22,9 +22,9 @@
 #  - unplug while streaming: the reader gets ENODEV, nothing is left
 #    behind, and the camera works when plugged again.
 # vm-timeout: 2400
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl v4l2-compliance usbip i2ctransfer
 
@@ -40,7 +40,7 @@ kmsg_since() { dmesg | sed -n "/isocam-test: $1/,\$p" >"$RESULTS/kmsg.txt"; }
 halts() { grep -c ': endpoint 0x81 halt cleared' "$CAMERA_EMU_LOG" || true; }
 
 # capture_check FOURCC W H FPS N: N frames with MMAP at FPS, every one
-# verified (lib-driver.sh, capture_verify), and nothing lost on the bus or
+# verified (lib/driver.sh, capture_verify), and nothing lost on the bus or
 # refused by the driver. Over bulk the camera, like a real bridge with a
 # one-frame buffer, drops a frame the host has not fetched when the next
 # is due: a gap passes only as such a frame (capture_camera_dropped). The
@@ -126,7 +126,7 @@ assert_eq "$(emu_alts | tr -d ' 0')" "" "alt settings the camera saw (0 only)"
 step "v4l2-compliance -s -f over bulk"
 v4l2-ctl -d "$NODE" -v width=640,height=480,pixelformat=YUYV || fail "set-fmt"
 v4l2-ctl -d "$NODE" -p 30 >/dev/null || fail "set-parm 30"
-# As in 60-driver-compliance (lib-driver.sh: a clean run, one rerun
+# As in 60-driver-compliance (lib/driver.sh: a clean run, one rerun
 # allowed when v4l2-compliance fell behind in the emulated machine).
 driver_compliance "$RESULTS/v4l2-compliance.log"
 LOG=$COMPLIANCE_LOG

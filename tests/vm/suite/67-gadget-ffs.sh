@@ -20,10 +20,10 @@
 #    UDC): the reader gets ENODEV, nothing of the driver is left, and the
 #    emulator leaves no configfs directory and no mount behind.
 # vm-timeout: 900
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-gadget.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/gadget.sh"
 
 require_cmd v4l2-ctl
 

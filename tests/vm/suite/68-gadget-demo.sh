@@ -7,7 +7,7 @@
 # and every drop accounted for, then the unplug. (make check runs the
 # USB/IP demo whole, host-side encoding included; that part is the same.)
 # vm-timeout: 600
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 
 st=0
 ISOCAM_DEMO_GADGET=1 bash "$ISOCAM_ROOT/tests/vm/demo/demo-guest.sh" || st=$?

@@ -5,9 +5,9 @@
 # sensor's controls on it and the bridge's /dev/i2c-N all exist. No udev:
 # every node is found through sysfs, from the USB interface down. Three
 # plugs, the slowest one counts.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd usbip v4l2-ctl i2ctransfer
 

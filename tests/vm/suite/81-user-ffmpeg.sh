@@ -5,8 +5,8 @@
 # and in order, every checksum and every pixel right. Then every other
 # format and size the node lists, 30 frames each at the fastest rate it
 # lists up to 30 fps, by ffmpeg's own pixel format names.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
 
 require_cmd ffmpeg v4l2-ctl
 

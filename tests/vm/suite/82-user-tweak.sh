@@ -9,9 +9,9 @@
 #    frames of the frame the camera was about to capture when the sensor
 #    register was written (the emulator logs it: "(next frame N)");
 #  - the waiting process receives the brightness change event.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd ffmpeg v4l2-ctl
 

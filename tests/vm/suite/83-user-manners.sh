@@ -9,9 +9,9 @@
 #    change the format under the streaming one (EBUSY), and closing it
 #    leaves the stream running.
 #  - Closing the streaming one stops the stream: the camera sees alt 0.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd v4l2-ctl ffmpeg
 

@@ -8,9 +8,9 @@
 # encoding, PSNR against the reference render); GStreamer's v4l2src and
 # jpegdec decode them; a quality change from a second process shows in
 # the frame sizes within 2 frames.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd ffmpeg gst-launch-1.0 v4l2-ctl
 

@@ -5,9 +5,9 @@
 # i2c bus, and three ffmpeg captures run at once, each checked frame by
 # frame. (320x240 YUYV: three 640x480 streams would need 55 MB/s, more
 # than usbip moves under TCG.)
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd ffmpeg usbip v4l2-ctl
 

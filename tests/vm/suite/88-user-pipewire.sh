@@ -5,9 +5,9 @@
 # and GStreamer's pipewiresrc captures from it; isocam-check checks every
 # frame (stamp, counter, checksum, every byte against the reference).
 # vm-timeout: 400
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-camera.sh"
-. "$ISOCAM_ROOT/tests/vm/lib-driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
 
 require_cmd pipewire wireplumber pw-cli pw-dump gst-launch-1.0 dbus-daemon udevadm python3
 CHECK=$ISOCAM_BUILD/isocam-check

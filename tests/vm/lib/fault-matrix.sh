@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# tests/vm/fault-matrix.sh: the fault matrix, for guest scripts: the
+# tests/vm/lib/fault-matrix.sh: the fault matrix, for guest scripts: the
 # 62-driver-fault-* scripts each declare a group of rows (matrix_row) and
 # run them (matrix_main); being several scripts, the groups run in
-# parallel VMs. Source after lib.sh, lib-camera.sh and lib-driver.sh.
+# parallel VMs. Source after lib/base.sh, lib/camera.sh and lib/driver.sh.
 #
 # A row is an emulator behaviour (a --hostile mode or a --fault spec) and
 # the outcomes the driver may show for it; a column is the state the
@@ -37,10 +37,10 @@
 #   son      STREAMON failed
 #   cerr     a control write or an i2c read failed
 
-: "${ISOCAM_ROOT:?source tests/vm/lib.sh first}"
+: "${ISOCAM_ROOT:?source tests/vm/lib/base.sh first}"
 
 MATRIX_STREAM=$ISOCAM_BUILD/isocam-stream
-MATRIX_BAD_RE=$ISOCAM_ROOT/tests/vm/kernel-bad.re
+MATRIX_BAD_RE=$ISOCAM_ROOT/tests/vm/harness/kernel-bad.re
 MATRIX_ROWS=()
 MATRIX_FAILS=0
 

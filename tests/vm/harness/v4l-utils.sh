@@ -10,9 +10,9 @@
 # (never installed: nothing on the system moves) with the libraries they
 # need, and the tool runs through that glibc's own loader.
 #
-#   tests/vm/tools/v4l-utils.sh         prints the directory (bin/ in it:
+#   tests/vm/harness/v4l-utils.sh         prints the directory (bin/ in it:
 #                                       v4l2-compliance)
-#   tests/vm/tools/v4l-utils.sh --dir   prints it only if already there
+#   tests/vm/harness/v4l-utils.sh --dir   prints it only if already there
 #
 # Cached in ${ISOCAM_CACHE:-/var/cache/isocam}/v4l2-compliance-<version>/.
 set -euo pipefail
@@ -67,7 +67,7 @@ loader=$root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2
 libs=$root/usr/lib/x86_64-linux-gnu:$root/lib/x86_64-linux-gnu
 for t in "${TOOLS[@]}"; do
 	[ -x "$part/root/usr/bin/$t" ] || die "$SUITE's v4l-utils has no $t"
-	printf '#!/bin/sh\n# %s %s from %s, through its own glibc (tests/vm/tools/v4l-utils.sh)\nexec %s --library-path %s %s "$@"\n' \
+	printf '#!/bin/sh\n# %s %s from %s, through its own glibc (tests/vm/harness/v4l-utils.sh)\nexec %s --library-path %s %s "$@"\n' \
 		"$t" "$ver" "$SUITE" "$loader" "$libs" "$root/usr/bin/$t" >"$part/bin/$t"
 	chmod 755 "$part/bin/$t"
 done

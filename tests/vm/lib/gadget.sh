@@ -3,7 +3,7 @@
 # Guest-side helpers for the camera as a real USB gadget: isocam-emu
 # --gadget=ffs on dummy_hcd's UDC, bound by isocam through dummy_hcd's own
 # host side (67-gadget-ffs.sh, and `make demo GADGET=1`). Source after
-# lib.sh, lib-camera.sh and lib-driver.sh.
+# lib/base.sh, lib/camera.sh and lib/driver.sh.
 
 UDC=${UDC:-dummy_udc.0}
 FFS_PID=

@@ -4,7 +4,7 @@
 # must PASS: a splat is charged to the script that caused it only. It also
 # checks the environment and results share the harness promises, and that
 # /tmp holds neither what warn.sh left nor the host's files.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 assert_eq "$(pwd)" "$ISOCAM_ROOT" "cwd"
 assert_eq "$ISOCAM_BUILD" "$ISOCAM_ROOT/build" "ISOCAM_BUILD"
 assert_eq "$ISOCAM_KVER" "$(uname -r)" "ISOCAM_KVER"

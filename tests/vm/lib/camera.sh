@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# tests/vm/lib-camera.sh: the emulated camera in guest scripts. Source it
+# tests/vm/lib/camera.sh: the emulated camera in guest scripts. Source it
 # after tests/vm/lib.sh.
 #
 #   start_emu [ARGS...]       start isocam-emu in the background (ARGS go to
@@ -39,7 +39,7 @@
 #
 # IDs come from include/isocam/usb.h, never retyped here.
 
-: "${ISOCAM_ROOT:?source tests/vm/lib.sh first}"
+: "${ISOCAM_ROOT:?source tests/vm/lib/base.sh first}"
 
 _usb_h=$ISOCAM_ROOT/include/isocam/usb.h
 # _usb_hdr NAME VAR: VAR=the value NAME is #defined to, as 4 hex digits.

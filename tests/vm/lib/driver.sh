@@ -3,7 +3,7 @@
 # Guest-side helpers for the isocam driver's scripts: where the bound
 # interface, its video node and its debugfs counters are, plug/unplug
 # cycles, isocam-check's format names and v4l2-compliance with the
-# emulated machine's one allowance. Source after lib.sh and lib-camera.sh.
+# emulated machine's one allowance. Source after lib/base.sh and lib/camera.sh.
 # Fork-light (TCG makes every fork cost): globs and builtins only.
 
 # cam_intf: sysfs path of the interface isocam is bound to.
@@ -115,7 +115,7 @@ driver_setup() {
 	wait_for '[ -d /sys/devices/platform/vhci_hcd.0 ]' 10 "vhci_hcd.0"
 }
 
-# plug: attach camera 1-1 (lib-camera.sh) and wait for the driver; sets
+# plug: attach camera 1-1 (lib/camera.sh) and wait for the driver; sets
 # NODE, INTF, DBG.
 plug() {
 	usbip_attach 1-1 || fail "usbip attach failed"
@@ -123,7 +123,7 @@ plug() {
 	driver_debugfs
 }
 
-# unplug: detach the camera (lib-camera.sh) and wait until every trace of
+# unplug: detach the camera (lib/camera.sh) and wait until every trace of
 # the driver is gone.
 unplug() {
 	detach_camera
@@ -161,12 +161,12 @@ camera_start_vga() {
 		fail "warm-up stream failed"
 }
 
-# hold MODE PATH: start tests/vm/holder.py MODE on PATH in the background
+# hold MODE PATH: start tests/vm/lib/holder.py MODE on PATH in the background
 # ($BG_PID) and wait until it is set up; release MODE: let it check what
 # it holds (after an unplug) and fail the script if it saw something wrong.
 hold() {
 	rm -f /tmp/ready /tmp/go
-	python3 "$ISOCAM_ROOT/tests/vm/holder.py" "$1" "$2" /tmp/ready /tmp/go \
+	python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" "$1" "$2" /tmp/ready /tmp/go \
 		>"$RESULTS/holder-$1.log" 2>&1 &
 	BG_PID=$!
 	camera_track "$BG_PID"
@@ -186,7 +186,7 @@ declare -A HOLDER_PID
 hold_as() {
 	local tag=$1 mode=$2 path=$3 pid
 	rm -f "/tmp/ready-$tag" "/tmp/go-$tag"
-	python3 "$ISOCAM_ROOT/tests/vm/holder.py" "$mode" "$path" \
+	python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" "$mode" "$path" \
 		"/tmp/ready-$tag" "/tmp/go-$tag" >"$RESULTS/holder-$tag.log" 2>&1 &
 	pid=$!
 	HOLDER_PID[$tag]=$pid
@@ -325,7 +325,7 @@ _driver_compliance_run() {
 	run_compliance "$1" "isocam device $NODE:" -d "$NODE" -s \
 		--stream-all-formats="$COMPLIANCE_FORMAT_FRAMES"
 }
-# (run_compliance, in lib.sh, sets total, succeeded, failed, warnings
+# (run_compliance, in lib/base.sh, sets total, succeeded, failed, warnings
 # and status.)
 # shellcheck disable=SC2154
 driver_compliance() {

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # kernel-reports.sh KMSG NAME: the first line of the kernel log KMSG that
-# tests/vm/kernel-bad.re calls a report (timestamp stripped, at most 160
-# characters) and that tests/vm/kernel-known.txt does not list for the
+# tests/vm/harness/kernel-bad.re calls a report (timestamp stripped, at most 160
+# characters) and that tests/vm/harness/kernel-known.txt does not list for the
 # script NAME; nothing if there is none. With -k, the known reports that
 # were skipped instead, one per line. Used by run-vm.sh (the verdict) and
 # guest-run.sh (stop early), so both judge alike.

@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Harness self-test, guest side: load a module that WARNs and exit 0. The
-# harness must still FAIL this script (tests/vm/selftest.sh checks that).
+# harness must still FAIL this script (tests/vm/selftest/selftest.sh checks that).
 # It also leaves a file in /tmp, which the harness must remove before
 # clean.sh runs.
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 ko=$ISOCAM_BUILD/vm/warnmod/warnmod.ko
 assert_file "$ko"
 insmod "$ko"

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Debug-kernel self-test, guest side: load a module that reads freed
 # memory and exit 0. KASAN must report it and the harness must FAIL this
-# script (tests/vm/selftest-debug.sh checks that).
-. "$ISOCAM_ROOT/tests/vm/lib.sh"
+# script (tests/vm/selftest/selftest-debug.sh checks that).
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 ko=$ISOCAM_BUILD/vm/badmods/isocam_uaftest.ko
 assert_file "$ko"
 insmod "$ko"

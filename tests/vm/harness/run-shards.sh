@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# run-shards.sh: tests/vm/run-vm.sh's scripts split across several
+# run-shards.sh: tests/vm/harness/run-vm.sh's scripts split across several
 # single-vCPU VMs at once, one more than the host has cores.
 #
-# Usage: tests/vm/run-shards.sh [--shards N] --out DIR [run-vm.sh options] SCRIPT...
+# Usage: tests/vm/harness/run-shards.sh [--shards N] --out DIR [run-vm.sh options] SCRIPT...
 #   --shards N   how many VMs (default $ISOCAM_VM_SHARDS, else the host's
 #                cores plus one); 1 is run-vm.sh itself
 #   --out DIR    results dir (required); every other option goes to each
@@ -17,7 +17,7 @@
 #
 # Balance: each script weighs its last measured seconds (build/vm/
 # script-times-KVER.txt, written by every whole run here on that kernel;
-# else tests/vm/script-times.txt, measured on Debian's 6.1; else 30):
+# else tests/vm/harness/script-times.txt, measured on Debian's 6.1; else 30):
 # the host seconds it took when known, since those are what a shard
 # waits for (a busy guest second costs two to three, an idle one one),
 # else its guest seconds; plus the harness's cleanup after it. The
@@ -34,8 +34,8 @@
 # passed, 1 something failed, 2 a shard could not start.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-VMDIR=$ROOT/tests/vm
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+VMDIR=$ROOT/tests/vm/harness
 die() { echo "run-shards: $*" >&2; exit 2; }
 
 SHARDS=${ISOCAM_VM_SHARDS:-$(($(nproc) + 1))}
@@ -172,7 +172,7 @@ done
 mv "$OUT/summary.txt.new" "$OUT/summary.txt"
 cat "$OUT/summary.txt"
 [ ! -s "$OUT/known-reports.txt" ] || {
-	echo "run-shards: known reports, not counted (tests/vm/kernel-known.txt):" >&2
+	echo "run-shards: known reports, not counted (tests/vm/harness/kernel-known.txt):" >&2
 	sed 's/^/run-shards:   /' "$OUT/known-reports.txt" >&2
 }
 sort -k2,2gr "$OUT/times.txt" | head -n 5 |

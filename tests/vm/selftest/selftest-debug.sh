@@ -2,47 +2,47 @@
 # SPDX-License-Identifier: GPL-2.0
 # Self-test of the VM harness on the debug kernel, run by
 # scripts/check-debug.sh:
-#   tests/vm/selftest-debug.sh KERNEL_ENV [OUTDIR]
+#   tests/vm/selftest/selftest-debug.sh KERNEL_ENV [OUTDIR]
 # KERNEL_ENV is run-vm.sh's --kernel-env file (its KDIR builds the test
-# modules). Builds tests/vm/badmods outside the source tree, then boots
+# modules). Builds badmods/ outside the source tree, then boots
 # ONE guest running, with --keep-going:
-#   selftest/leak.sh   loads isocam_leaktest, exits 0 -> must FAIL, reason
+#   scripts/leak.sh   loads isocam_leaktest, exits 0 -> must FAIL, reason
 #                                                      names kmemleak and
 #                                                      the leaking function
-#   selftest/uaf.sh    loads isocam_uaftest, exits 0  -> must FAIL, reason
+#   scripts/uaf.sh    loads isocam_uaftest, exits 0  -> must FAIL, reason
 #                                                      names the KASAN UAF
-#   selftest/clean.sh  checks env, writes a result     -> must PASS: neither
+#   scripts/clean.sh  checks env, writes a result     -> must PASS: neither
 #                                                      report is charged
 #                                                      to it
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 KERNEL_ENV=${1:?usage: selftest-debug.sh KERNEL_ENV [OUTDIR]}
 OUT=${2:-$ROOT/build/vm/selftest-debug}
 # shellcheck source=/dev/null
 . "$KERNEL_ENV"
 
 ME=selftest-debug
-# shellcheck source=tests/vm/lib-selftest.sh
-. "$ROOT/tests/vm/lib-selftest.sh"
+# shellcheck source=tests/vm/selftest/lib-selftest.sh
+. "$ROOT/tests/vm/selftest/lib-selftest.sh"
 
 mdir=$ROOT/build/vm/badmods
 rm -rf "$mdir"
 mkdir -p "$mdir"
-cp "$ROOT"/tests/vm/badmods/{Kbuild,isocam_uaftest.c,isocam_leaktest.c} "$mdir/"
+cp "$ROOT"/tests/vm/selftest/badmods/{Kbuild,isocam_uaftest.c,isocam_leaktest.c} "$mdir/"
 if ! make -s -C "$KDIR" M="$mdir" modules >"$mdir/build.log" 2>&1; then
 	cat "$mdir/build.log"
-	echo "selftest-debug: NOT OK: cannot build tests/vm/badmods against $KDIR"
+	echo "selftest-debug: NOT OK: cannot build tests/vm/selftest/badmods against $KDIR"
 	exit 1
 fi
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-"$ROOT/tests/vm/run-vm.sh" --kernel-env "$KERNEL_ENV" --quiet --keep-going \
+"$ROOT/tests/vm/harness/run-vm.sh" --kernel-env "$KERNEL_ENV" --quiet --keep-going \
 	--timeout 120 --out "$OUT" \
-	"$ROOT/tests/vm/selftest/leak.sh" \
-	"$ROOT/tests/vm/selftest/uaf.sh" \
-	"$ROOT/tests/vm/selftest/clean.sh" >"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
+	"$ROOT/tests/vm/selftest/scripts/leak.sh" \
+	"$ROOT/tests/vm/selftest/scripts/uaf.sh" \
+	"$ROOT/tests/vm/selftest/scripts/clean.sh" >"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
 status=$?
 sed 's/^/selftest-debug: run-vm: /' "$OUT/run-vm.stdout"
 

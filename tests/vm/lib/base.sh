@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/vm/lib.sh: helpers for guest scripts run by tests/vm/run-vm.sh.
-#   . "$ISOCAM_ROOT/tests/vm/lib.sh"
+# tests/vm/lib/base.sh: helpers for guest scripts run by tests/vm/run-vm.sh.
+#   . "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 # Generic only; camera-specific helpers live in tests/vm/lib-camera.sh.
 # Scripts run under bash with `set -eu -o pipefail` once this is sourced.
 # So no `CMD | grep -q`: grep's early exit can kill CMD with SIGPIPE and
@@ -52,7 +52,7 @@
 
 set -eu -o pipefail
 
-: "${ISOCAM_ROOT:?run this under tests/vm/run-vm.sh}"
+: "${ISOCAM_ROOT:?run this under tests/vm/harness/run-vm.sh}"
 : "${RESULTS:=/tmp/isocam-results}"
 mkdir -p "$RESULTS"
 

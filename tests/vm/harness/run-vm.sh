@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # run-vm.sh: boot Debian's kernel in QEMU and run guest test scripts in it.
 #
-# Usage: tests/vm/run-vm.sh [options] SCRIPT...
+# Usage: tests/vm/harness/run-vm.sh [options] SCRIPT...
 #   --timeout SECS  time limit per guest script (default 300; a script
 #                   with a "# vm-timeout: SECS" line may ask for more)
 #   --kvm           use KVM instead of TCG (hangs at boot on the dev machines)
@@ -35,7 +35,7 @@
 # All SCRIPTs run in ONE boot, in order. The guest sees the host's whole
 # root read-only (9p) under a writable tmpfs overlay, so every host tool and
 # path (this tree, its build/) is there at the same place. Inside the guest,
-# tests/vm/guest-run.sh installs the project's built modules (modules.order)
+# tests/vm/harness/guest-run.sh installs the project's built modules (modules.order)
 # into /lib/modules/$KVER/extra with module maps from a host-side depmod (so
 # `modprobe isocam` resolves videodev, videobuf2, ...; there is no udev,
 # nothing autoloads), brings up lo (usbip runs over 127.0.0.1), and runs
@@ -54,12 +54,12 @@
 # and every load of isocam in the guest gets num_urbs=$ISOCAM_VM_NUM_URBS
 # (default 32, from /etc/modprobe.d): the driver's default of 8 is sized
 # for real hardware, and USB/IP under TCG answers in bursts.
-# Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib.sh"
+# Scripts usually start with: . "$ISOCAM_ROOT/tests/vm/lib/base.sh"
 #
 # A script FAILS when it exits non-zero, prints a KTAP "not ok" line (a
-# failed subtest: lib.sh's subtest; the summary names them), times out,
+# failed subtest: lib/base.sh's subtest; the summary names them), times out,
 # never ran to the end (guest hang or crash), or when the kernel log
-# written during it matches tests/vm/kernel-bad.re (WARNING:, BUG:, Oops,
+# written during it matches tests/vm/harness/kernel-bad.re (WARNING:, BUG:, Oops,
 # refcount_t:, list corruption, hung task, lockdep, KASAN/UBSAN, general
 # protection fault, ...), whatever its own exit status. One line per script:
 #   PASS <name> (<secs>s)
@@ -83,8 +83,8 @@
 # (boot allowance + per-script timeouts).
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-VMDIR=$ROOT/tests/vm
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+VMDIR=$ROOT/tests/vm/harness
 
 usage() { sed -n '3,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; }
 die() { echo "run-vm: $*" >&2; exit 2; }
@@ -245,13 +245,13 @@ fi
 # The v4l2-compliance of the kernel's generation: Debian 12's 1.22 for
 # kernels before 6.8, whose subdev API it knows (1.32 warns there that
 # the kernel has no client capabilities); for 6.8 on, a current one
-# (sid's, unpacked by tests/vm/tools/v4l-utils.sh, which make deps runs):
+# (sid's, unpacked by tests/vm/harness/v4l-utils.sh, which make deps runs):
 # 1.22 reports false failures on 6.12 and 7.2.
 V4L_UTILS=
 kmaj=${KVER%%.*} kmin=${KVER#*.}
 kmin=${kmin%%[!0-9]*}
 if [ "$kmaj" -gt 6 ] || { [ "$kmaj" = 6 ] && [ "$kmin" -ge 8 ]; }; then
-	V4L_UTILS=$("$ROOT/tests/vm/tools/v4l-utils.sh" --dir 2>/dev/null) ||
+	V4L_UTILS=$("$ROOT/tests/vm/harness/v4l-utils.sh" --dir 2>/dev/null) ||
 		echo "run-vm: warning: no current v4l2-compliance unpacked (make deps); the guest uses Debian 12's 1.22" >&2
 fi
 
@@ -391,7 +391,7 @@ for n in "${NAMES[@]}"; do
 			'BEGIN { printf "%.0f\n", b - a }' >"$d/wall"
 	bad=$(first_bad "$d/kmsg.log" "$n")
 	leak=$("$VMDIR/kernel-reports.sh" -l "$d/kmemleak.log")
-	# its failed KTAP subtests (lib.sh's subtest), each with its reason
+	# its failed KTAP subtests (lib/base.sh's subtest), each with its reason
 	notok=$(sed -n 's/^not ok [0-9][0-9]* //p' "$d/output.log" 2>/dev/null |
 		head -n 5 | cut -c1-120 | paste -sd';' -)
 	if [ -n "$bad" ]; then
@@ -403,7 +403,7 @@ for n in "${NAMES[@]}"; do
 	elif [ -n "$notok" ]; then
 		summary+=("FAIL $n (exit status $st after ${secs}s; not ok: $notok)")
 	elif [ "$st" != 0 ]; then
-		# lib.sh's fail() says why; else the script's last words.
+		# lib/base.sh's fail() says why; else the script's last words.
 		last=$(grep '^FAIL: ' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-160)
 		[ -n "$last" ] ||
 			last=$(grep -v '^[[:space:]]*$' "$d/output.log" 2>/dev/null | tail -n 1 | cut -c1-120)
@@ -423,7 +423,7 @@ fi
 
 printf '%s\n' "${summary[@]}" | tee "$OUT/summary.txt"
 if [ -s "$OUT/known-reports.txt" ]; then
-	echo "run-vm: known reports, not counted (tests/vm/kernel-known.txt):" >&2
+	echo "run-vm: known reports, not counted (tests/vm/harness/kernel-known.txt):" >&2
 	sed 's/^/run-vm:   /' "$OUT/known-reports.txt" >&2
 fi
 echo "run-vm: ${wall}s wall, results in $OUT" >&2

@@ -1,36 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Self-test of the VM harness, run on the host by scripts/check.sh:
-#   tests/vm/selftest.sh [OUTDIR]
-# Builds the test-only module tests/vm/warnmod (WARN at load) outside the
-# source tree, then boots ONE guest running, with --keep-going:
-#   selftest/warn.sh   loads warnmod and exits 0  -> must FAIL, reason names
+#   tests/vm/selftest/selftest.sh [OUTDIR]
+# Builds the test-only module warnmod/ (WARN at load) outside the source
+# tree, then boots ONE guest running, with --keep-going:
+#   scripts/warn.sh   loads warnmod and exits 0  -> must FAIL, reason names
 #                                                    the WARNING
-#   selftest/clean.sh  checks env, writes a result -> must PASS (the splat
+#   scripts/clean.sh  checks env, writes a result -> must PASS (the splat
 #                                                    is not charged to it)
-#   selftest/exit3.sh  exits 3                     -> must FAIL, "exit status 3"
-#   selftest/subtests.sh  a failed KTAP subtest, then a passing one
+#   scripts/exit3.sh  exits 3                     -> must FAIL, "exit status 3"
+#   scripts/subtests.sh  a failed KTAP subtest, then a passing one
 #                                                  -> must FAIL naming the
 #                                                     first; the second ran
-#   selftest/notok-exit0.sh  a failed subtest, exit 0 -> must FAIL
+#   scripts/notok-exit0.sh  a failed subtest, exit 0 -> must FAIL
 # and asserts that run-vm.sh exits non-zero and says exactly that.
 set -uo pipefail
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 OUT=${1:-$ROOT/build/vm/selftest}
 KVER=${KVER:-$("$ROOT/scripts/find-kernel.sh")} || exit 1
 KDIR=${KDIR:-/lib/modules/$KVER/build}
 export KVER
 
 ME=selftest
-# shellcheck source=tests/vm/lib-selftest.sh
-. "$ROOT/tests/vm/lib-selftest.sh"
+# shellcheck source=tests/vm/selftest/lib-selftest.sh
+. "$ROOT/tests/vm/selftest/lib-selftest.sh"
 
 # Build warnmod in build/vm/warnmod (Kbuild builds in place with M=).
 wdir=$ROOT/build/vm/warnmod
 rm -rf "$wdir"
 mkdir -p "$wdir"
-cp "$ROOT/tests/vm/warnmod/warnmod.c" "$ROOT/tests/vm/warnmod/Kbuild" "$wdir/"
+cp "$ROOT/tests/vm/selftest/warnmod/warnmod.c" "$ROOT/tests/vm/selftest/warnmod/Kbuild" "$wdir/"
 if ! make -s -C "$KDIR" M="$wdir" modules >"$wdir/build.log" 2>&1; then
 	cat "$wdir/build.log"
 	echo "selftest: NOT OK: cannot build warnmod"
@@ -41,12 +41,12 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 # The guest must not see the host's /tmp (clean.sh checks).
 touch /tmp/isocam-selftest-host
-"$ROOT/tests/vm/run-vm.sh" --quiet --keep-going --timeout 60 --out "$OUT" \
-	"$ROOT/tests/vm/selftest/warn.sh" \
-	"$ROOT/tests/vm/selftest/clean.sh" \
-	"$ROOT/tests/vm/selftest/exit3.sh" \
-	"$ROOT/tests/vm/selftest/subtests.sh" \
-	"$ROOT/tests/vm/selftest/notok-exit0.sh" \
+"$ROOT/tests/vm/harness/run-vm.sh" --quiet --keep-going --timeout 60 --out "$OUT" \
+	"$ROOT/tests/vm/selftest/scripts/warn.sh" \
+	"$ROOT/tests/vm/selftest/scripts/clean.sh" \
+	"$ROOT/tests/vm/selftest/scripts/exit3.sh" \
+	"$ROOT/tests/vm/selftest/scripts/subtests.sh" \
+	"$ROOT/tests/vm/selftest/scripts/notok-exit0.sh" \
 	>"$OUT/run-vm.stdout" 2>"$OUT/run-vm.stderr"
 status=$?
 rm -f /tmp/isocam-selftest-host

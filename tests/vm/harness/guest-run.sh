@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The in-guest half of tests/vm/run-vm.sh: PID 1 after switch_root into
+# The in-guest half of tests/vm/harness/run-vm.sh: PID 1 after switch_root into
 # the host's shared root (read-only 9p under a tmpfs overlay).
 #
 #   guest-run.sh ROOT OUT
@@ -244,8 +244,8 @@ for script in "${SCRIPTS[@]}"; do
 	log "=== END $name status=$status (${secs}s)"
 	if [ "$KEEP_GOING" != 1 ]; then
 		if [ "$status" != 0 ] || [ -f "$dir/harness-error" ] ||
-			[ -n "$("$ROOT/tests/vm/kernel-reports.sh" "$dir/kmsg.log" "$name")" ] ||
-			[ -n "$("$ROOT/tests/vm/kernel-reports.sh" -l "$dir/kmemleak.log")" ]; then
+			[ -n "$("$ROOT/tests/vm/harness/kernel-reports.sh" "$dir/kmsg.log" "$name")" ] ||
+			[ -n "$("$ROOT/tests/vm/harness/kernel-reports.sh" -l "$dir/kmemleak.log")" ]; then
 			log "stopping after $name failed (no --keep-going)"
 			break
 		fi
