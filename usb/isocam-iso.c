@@ -274,7 +274,8 @@ static bool isocam_iso_fits(struct isocam_dev *dev, u32 sizeimage,
 				     tpf->numerator, tpf->denominator);
 }
 
-static int isocam_set_alt(struct isocam_dev *dev, int alt)
+/* SET_INTERFACE alt; the engine's select, and our own way to alt 0. */
+static int isocam_iso_select(struct isocam_dev *dev, int alt)
 {
 	int ret;
 
@@ -288,11 +289,6 @@ static int isocam_set_alt(struct isocam_dev *dev, int alt)
 	return isocam_std_msg_done(dev, "SET_INTERFACE", ret);
 }
 
-static int isocam_iso_select(struct isocam_dev *dev, int alt)
-{
-	return isocam_set_alt(dev, alt);
-}
-
 static u32 isocam_iso_packet_bytes(const struct isocam_dev *dev, int alt)
 {
 	return dev->alt_bytes[alt];
@@ -301,7 +297,7 @@ static u32 isocam_iso_packet_bytes(const struct isocam_dev *dev, int alt)
 /* Stream off: back to alt 0, which reserves no bandwidth. */
 static void isocam_iso_idle(struct isocam_dev *dev)
 {
-	isocam_set_alt(dev, 0);
+	isocam_iso_select(dev, 0);
 }
 
 /*

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
-# tests/vm/lib/base.sh: helpers for guest scripts run by tests/vm/run-vm.sh.
+# tests/vm/lib/base.sh: helpers for guest scripts run by tests/vm/harness/run-vm.sh.
 #   . "$ISOCAM_ROOT/tests/vm/lib/base.sh"
-# Generic only; camera-specific helpers live in tests/vm/lib-camera.sh.
+# Generic only; camera-specific helpers live in tests/vm/lib/camera.sh.
 # Scripts run under bash with `set -eu -o pipefail` once this is sourced.
 # So no `CMD | grep -q`: grep's early exit can kill CMD with SIGPIPE and
 # fail the pipeline; `CMD | grep PAT >/dev/null` reads everything.

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # tests/vm/lib/camera.sh: the emulated camera in guest scripts. Source it
-# after tests/vm/lib.sh.
+# after tests/vm/lib/base.sh.
 #
 #   start_emu [ARGS...]       start isocam-emu in the background (ARGS go to
 #                             it, e.g. -v --count 2 --fault=...), log to
