@@ -77,9 +77,10 @@ fail() {
 }
 
 # KTAP subtests. A subtest sees the script's variables but cannot set
-# them: what later steps need is set up outside subtests, and a subtest
-# that changes shared state (a debugfs knob, a running process) undoes
-# it itself, with a trap of its own if need be.
+# them, nor wait for the script's background jobs: what later steps need
+# is set up (and waited for) outside subtests, and a subtest that changes
+# shared state (a debugfs knob, a running process) undoes it itself, with
+# a trap of its own if need be.
 SUBTEST_N=0
 SUBTEST_FAILED=()
 subtest() {
