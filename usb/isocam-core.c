@@ -323,7 +323,12 @@ static void isocam_disconnect(struct usb_interface *intf)
 		return;
 	dev_dbg(&intf->dev, "disconnect\n");
 
-	isocam_unpublish(dev, false);
+	/*
+	 * Unplugged, or unbound from a device still there (sysfs unbind, or
+	 * the USB core ahead of a reset or a sleep): that one is told that
+	 * the stream is off, and stops sending.
+	 */
+	isocam_unpublish(dev, dev->udev->state != USB_STATE_NOTATTACHED);
 
 	usb_set_intfdata(intf, NULL);
 	v4l2_device_put(&dev->v4l2_dev);

@@ -281,8 +281,13 @@ void isocam_urb_resubmit(struct isocam_dev *dev, struct urb *urb)
 	if (!ret)
 		return;
 	usb_unanchor_urb(urb);
-	/* Killed, or the device is going: stop and disconnect handle it. */
-	if (ret == -EPERM || ret == -ENODEV || ret == -ESHUTDOWN)
+	/*
+	 * Killed, the device going, its endpoints disabled by the USB core
+	 * (an unbind or a reset: -ENOENT) or the device suspended: stop and
+	 * disconnect handle it.
+	 */
+	if (ret == -EPERM || ret == -ENODEV || ret == -ESHUTDOWN ||
+	    ret == -ENOENT || ret == -EHOSTUNREACH)
 		return;
 
 	isocam_count(dev, &dev->stats.resubmit_errors);
