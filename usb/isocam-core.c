@@ -338,6 +338,8 @@ static struct usb_driver isocam_driver = {
 	.name = ISOCAM_DRIVER_NAME,
 	.probe = isocam_probe,
 	.disconnect = isocam_disconnect,
+	.pre_reset = isocam_pre_reset,
+	.post_reset = isocam_post_reset,
 	.id_table = isocam_id_table,
 };
 

@@ -566,7 +566,8 @@ int isocam_stream_try(struct isocam_dev *dev, int alt,
 	if (ret)
 		goto err_alt;
 
-	dev->sequence = 0;
+	if (!dev->resuming)
+		dev->sequence = 0;
 	dev->stream_tpf = *tpf;
 	isocam_clock_reset(&dev->clock);
 	dev->last_ts = 0;
@@ -625,8 +626,8 @@ int isocam_stream_start(struct isocam_dev *dev)
 	return dev->tp->start(dev);
 }
 
-/* Idempotent: stop_streaming after disconnect finds nothing to do. */
-void isocam_stream_stop(struct isocam_dev *dev)
+/* The stream's URBs and sensor stopped; its queued buffers kept. */
+static void isocam_stream_halt(struct isocam_dev *dev)
 {
 	unsigned long flags;
 
@@ -648,5 +649,54 @@ void isocam_stream_stop(struct isocam_dev *dev)
 		dev->packet_bytes = 0;
 		isocam_stream_idle(dev);
 	}
+}
+
+/* Idempotent: stop_streaming after disconnect finds nothing to do. */
+void isocam_stream_stop(struct isocam_dev *dev)
+{
+	isocam_stream_halt(dev);
 	isocam_return_buffers(dev, VB2_BUF_STATE_ERROR);
+}
+
+/*
+ * A pause for a USB reset (or a sleep): the stream stops as for
+ * STREAMOFF, but the application's buffers stay queued. True if a stream
+ * was running.
+ */
+bool isocam_stream_pause(struct isocam_dev *dev)
+{
+	if (!dev->streaming)
+		return false;
+	isocam_stream_halt(dev);
+	dev->paused_ns = ktime_get_ns();
+	return true;
+}
+
+/*
+ * The paused stream goes on, its sequence numbers skipping the frames the
+ * pause cost (the sensor would have captured them), so an application
+ * sees the gap. One that cannot start again ends for the application.
+ */
+int isocam_stream_resume(struct isocam_dev *dev, const char *after)
+{
+	struct v4l2_fract tpf = dev->stream_tpf;
+	u64 gap_ns = ktime_get_ns() - dev->paused_ns;
+	int ret;
+
+	if (tpf.numerator && tpf.denominator)
+		dev->sequence += div64_u64(gap_ns * tpf.denominator,
+					   (u64)NSEC_PER_SEC * tpf.numerator);
+	dev->resuming = true;
+	ret = isocam_stream_start(dev);
+	dev->resuming = false;
+	if (ret) {
+		if (isocam_stream_fail(dev))
+			dev_err(&dev->intf->dev, "stream stopped: it did not start again after %s: %d; STREAMOFF to recover\n",
+				after, ret);
+		isocam_return_buffers(dev, VB2_BUF_STATE_ERROR);
+		return ret;
+	}
+	dev_dbg(&dev->intf->dev, "stream resumed after %s, %llu ms later\n",
+		after, div_u64(gap_ns, NSEC_PER_MSEC));
+	return 0;
 }

@@ -192,6 +192,13 @@ struct isocam_dev {
 	int alt;		/* alt in use, 0 when idle */
 	bool streaming;
 	u32 sequence;
+	/*
+	 * A stream paused for a USB reset (isocam-pm.c): when, whether it is
+	 * to go on, and whether it is going on now (the sequence carries on).
+	 */
+	u64 paused_ns;
+	bool resume_stream;
+	bool resuming;
 	u64 pkt_ts;		/* estimated arrival of the packet being fed */
 	/*
 	 * Buffer timestamps: the camera's clock mapped to the host's, or
@@ -244,6 +251,10 @@ static inline bool isocam_urb_gone(int status)
 	       status == -ESHUTDOWN || status == -ENODEV;
 }
 
+/* isocam-pm.c */
+int isocam_pre_reset(struct usb_interface *intf);
+int isocam_post_reset(struct usb_interface *intf);
+
 /* isocam-bulk.c */
 extern const struct isocam_transport isocam_bulk_transport;
 int isocam_bulk_parse(struct isocam_dev *dev);
@@ -275,6 +286,8 @@ int isocam_stream_try(struct isocam_dev *dev, int alt,
 void isocam_stream_init(struct isocam_dev *dev);
 int isocam_stream_start(struct isocam_dev *dev);
 void isocam_stream_stop(struct isocam_dev *dev);
+bool isocam_stream_pause(struct isocam_dev *dev);
+int isocam_stream_resume(struct isocam_dev *dev, const char *after);
 void isocam_return_buffers(struct isocam_dev *dev, enum vb2_buffer_state st);
 bool isocam_interval_fits(struct isocam_dev *dev, u32 sizeimage,
 			  const struct v4l2_fract *tpf);
