@@ -240,6 +240,12 @@ static int std_request(struct bridge *b, const struct usb_setup *s,
 			return BRIDGE_STALL;
 		b->config = (uint8_t)s->wValue;
 		set_alt(b, 0);	/* a (re)configured interface starts at alt 0 */
+		/* the end of a reset: firmware that hung runs again */
+		if (hostile_wedged(b->hostile)) {
+			emu_log("%s: hostile: configured again (a reset): vendor requests answered again",
+				b->name);
+		}
+		hostile_note_configured(b->hostile);
 		return 0;
 	case USB_REQ_GET_INTERFACE:
 		if (!in || recip != USB_RECIP_INTERFACE || !b->config ||

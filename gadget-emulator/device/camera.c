@@ -11,7 +11,7 @@
 int camera_init(struct camera *cam, const struct camera_config *cfg,
 		unsigned int index)
 {
-	char err[160], herr[1024], d[1200];
+	char err[160], herr[1200], d[1200];
 
 	memset(cam, 0, sizeof(*cam));
 	cam->index = index;

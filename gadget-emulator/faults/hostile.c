@@ -27,11 +27,12 @@
 #include <isocam/payload.h>
 #include <linux/usb/ch9.h>
 
-#define LIST_MAX	512
+#define LIST_MAX	1024	/* every name, comma-separated */
 
 struct hostile {
 	uint64_t modes;		/* bit per mode; fixed after hostile_new() */
 	atomic_bool armed;
+	atomic_bool configured;	/* vendor-wedge: since arming */
 	uint64_t rng;		/* i2c-garbage; under the camera lock */
 	char list[LIST_MAX];
 };
@@ -113,6 +114,8 @@ static const struct {
 		"SET_INTERFACE, CLEAR_FEATURE unanswered (unlinks are)" },
 	[HOSTILE_STD_NEVER_UNLINK] = { "std-never-unlink", HOSTILE_GROUP_CTRL,
 		"SET_INTERFACE, CLEAR_FEATURE, their unlinks unanswered" },
+	[HOSTILE_VENDOR_WEDGE] = { "vendor-wedge", HOSTILE_GROUP_CTRL,
+		"vendor requests unanswered (unlinks are) until a reset" },
 	[HOSTILE_I2C_NAK_STREAM] = { "i2c-nak-stream", HOSTILE_GROUP_CTRL,
 		"the i2c write of MODE_SELECT = streaming is NAKed" },
 	[HOSTILE_I2C_GARBAGE] = { "i2c-garbage", HOSTILE_GROUP_CTRL,
@@ -281,7 +284,23 @@ bool hostile_arm(struct hostile *h)
 {
 	if (!hostile_any(h))
 		return false;
-	return !atomic_exchange_explicit(&h->armed, true, memory_order_acq_rel);
+	if (atomic_exchange_explicit(&h->armed, true, memory_order_acq_rel))
+		return false;
+	atomic_store_explicit(&h->configured, false, memory_order_release);
+	return true;
+}
+
+bool hostile_wedged(const struct hostile *h)
+{
+	return hostile_on(h, HOSTILE_VENDOR_WEDGE) &&
+	       !atomic_load_explicit(&h->configured, memory_order_acquire);
+}
+
+void hostile_note_configured(struct hostile *h)
+{
+	if (h && hostile_armed(h))
+		atomic_store_explicit(&h->configured, true,
+				      memory_order_release);
 }
 
 const char *hostile_list(const struct hostile *h)

@@ -66,6 +66,7 @@ enum hostile_mode {
 	HOSTILE_CTRL_NEVER_UNLINK,
 	HOSTILE_STD_NEVER,
 	HOSTILE_STD_NEVER_UNLINK,
+	HOSTILE_VENDOR_WEDGE,
 	HOSTILE_I2C_NAK_STREAM,
 	HOSTILE_I2C_GARBAGE,
 	HOSTILE_MODE_COUNT
@@ -118,6 +119,14 @@ enum hostile_mode hostile_first_of(const struct hostile *h,
 bool hostile_armed(const struct hostile *h);
 /* Arm a dormant instance; true only for the call that armed it. */
 bool hostile_arm(struct hostile *h);
+/*
+ * vendor-wedge: the firmware hangs (vendor requests go unanswered) from
+ * arming until the host resets the device, which the bridge sees as the
+ * SET_CONFIGURATION that restores its configuration after the reset
+ * (hostile_note_configured()). h may be NULL (never wedged).
+ */
+bool hostile_wedged(const struct hostile *h);
+void hostile_note_configured(struct hostile *h);
 /* The modes asked for, comma-separated, for log lines. */
 const char *hostile_list(const struct hostile *h);
 /*

@@ -68,7 +68,8 @@ static bool hostile_mode_ok(enum hostile_mode m)
 	enum hostile_group gr = hostile_mode_group(m);
 
 	if (m == HOSTILE_CTRL_NEVER || m == HOSTILE_CTRL_NEVER_UNLINK ||
-	    m == HOSTILE_STD_NEVER || m == HOSTILE_STD_NEVER_UNLINK)
+	    m == HOSTILE_STD_NEVER || m == HOSTILE_STD_NEVER_UNLINK ||
+	    m == HOSTILE_VENDOR_WEDGE)
 		return false;
 	return gr == HOSTILE_GROUP_PAYLOAD || gr == HOSTILE_GROUP_CTRL;
 }
@@ -91,7 +92,7 @@ int ffs_gadget_check_config(const struct ffs_gadget_config *cfg)
 			if (strlen(name) != n || strncmp(name, p, n))
 				continue;
 			if (!hostile_mode_ok((enum hostile_mode)m)) {
-				fprintf(stderr, "isocam-emu: --hostile=%s: not with --gadget=ffs (only payload-header and control modes, except the never modes, apply to a FunctionFS gadget)\n",
+				fprintf(stderr, "isocam-emu: --hostile=%s: not with --gadget=ffs (only payload-header and control modes, except the never modes and vendor-wedge, apply to a FunctionFS gadget)\n",
 					name);
 				return -1;
 			}

@@ -132,7 +132,7 @@ int hostile_hold_control(const struct hostile *h, struct hostile_held *held,
 	bool never, never_unlink;
 
 	if ((bmRequestType & USB_TYPE_MASK) == USB_TYPE_VENDOR) {
-		never = hostile_on(h, HOSTILE_CTRL_NEVER);
+		never = hostile_on(h, HOSTILE_CTRL_NEVER) || hostile_wedged(h);
 		never_unlink = hostile_on(h, HOSTILE_CTRL_NEVER_UNLINK);
 	} else if (stream_std_request(bmRequestType, bRequest)) {
 		never = hostile_on(h, HOSTILE_STD_NEVER);

@@ -64,7 +64,7 @@ static const char *const brief_names[] = {
 	"desc-bulk", "desc-out", "desc-no-alt0", "desc-truncated",
 	"desc-100-alts", "desc-dup-alts", "ctrl-stall", "ctrl-short",
 	"ctrl-long", "ctrl-never", "ctrl-never-unlink", "std-never",
-	"std-never-unlink", "i2c-nak-stream", "i2c-garbage",
+	"std-never-unlink", "vendor-wedge", "i2c-nak-stream", "i2c-garbage",
 };
 #define NAMES	(sizeof(brief_names) / sizeof(brief_names[0]))
 
@@ -159,7 +159,7 @@ static void test_unknown_name(void **state)
 		.camera.hostile_spec = "ph-err,iso-sometimes",
 	};
 	struct capture cp;
-	char err[1024];
+	char err[1200];
 	unsigned int i;
 
 	(void)state;
@@ -901,6 +901,41 @@ static void test_ctrl_never_unlink(void **state)
 }
 
 /*
+ * A wedged bridge: once armed, vendor requests go unanswered (their
+ * unlinks are) until the SET_CONFIGURATION that ends a reset; then they
+ * are answered again, and stay answered.
+ */
+static void test_vendor_wedge(void **state)
+{
+	struct isocam_bridge_status st;
+	struct usbip_client c;
+	uint32_t victim;
+
+	(void)state;
+	cli_open(&c, "vendor-wedge", true, 1);
+	assert_int_equal(ctl(&c, USB_DIR_OUT, USB_REQ_SET_CONFIGURATION,
+			     ISOCAM_USB_CONFIG_VALUE, 0, 0, NULL), 0);
+	assert_int_equal(bridge_status(&c, &st), ISOCAM_BRIDGE_STATUS_LEN);
+	arm(&c);
+	victim = ctl_submit(&c, VENDOR_IN, ISOCAM_REQ_GET_STATUS, 0, 0,
+			    ISOCAM_BRIDGE_STATUS_LEN, NULL);
+	assert_true(silent(&c, QUIET_MS));
+	/* enumeration's requests are still answered */
+	assert_int_equal(device_descriptor(&c), USB_DESC_DEVICE_LEN);
+	assert_int_equal(unlink_answered(&c, victim), true);
+	victim = ctl_submit(&c, VENDOR_IN, ISOCAM_REQ_GET_STATUS, 0, 0,
+			    ISOCAM_BRIDGE_STATUS_LEN, NULL);
+	assert_true(silent(&c, QUIET_MS));
+	assert_int_equal(unlink_answered(&c, victim), true);
+	/* the reset's SET_CONFIGURATION: the firmware runs again */
+	assert_int_equal(ctl(&c, USB_DIR_OUT, USB_REQ_SET_CONFIGURATION,
+			     ISOCAM_USB_CONFIG_VALUE, 0, 0, NULL), 0);
+	assert_int_equal(bridge_status(&c, &st), ISOCAM_BRIDGE_STATUS_LEN);
+	assert_int_equal(bridge_status(&c, &st), ISOCAM_BRIDGE_STATUS_LEN);
+	cli_close(&c);
+}
+
+/*
  * SET_INTERFACE and CLEAR_FEATURE(ENDPOINT_HALT) left pending while
  * vendor requests and enumeration still answer; whether their unlinks
  * are answered.
@@ -1601,6 +1636,7 @@ int main(void)
 		cmocka_unit_test(test_ctrl_never),
 		cmocka_unit_test(test_ctrl_never_unlink),
 		cmocka_unit_test(test_std_never),
+		cmocka_unit_test(test_vendor_wedge),
 		cmocka_unit_test(test_std_never_unlink),
 		cmocka_unit_test(test_ctrl_stall),
 		cmocka_unit_test(test_ctrl_short),
