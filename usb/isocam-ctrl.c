@@ -18,6 +18,7 @@
  * the unlink: isocam_std_msg_done() gives up on a bridge that let one
  * time out, so that STREAMOFF, close and unplug wait once, not each time.
  */
+#include <linux/bitops.h>
 #include <linux/build_bug.h>
 #include <linux/cache.h>
 #include <linux/jiffies.h>
@@ -62,6 +63,37 @@ static void isocam_ctrl_complete(struct urb *urb)
 
 	complete(&req->done);
 	kref_put(&req->ref, isocam_ctrl_req_release);
+}
+
+/*
+ * A vendor request timed out and its cancel was acknowledged: the bridge's
+ * USB side lives, its firmware may have hung. Reset it once (gspca se401's
+ * cure; isocam-pm.c keeps the node, the settings and the stream across
+ * it). One that times out again after that is given up on.
+ */
+static void isocam_bridge_hung(struct isocam_dev *dev, u8 request,
+			       unsigned int timeout_ms)
+{
+	struct device *d = &dev->intf->dev;
+
+	/* Not while probing: the node is the sign of a bound driver. */
+	if (!video_is_registered(&dev->vdev))
+		return;
+	/* Requests that time out while the reset is on its way wait for it. */
+	if (test_bit(ISOCAM_BRIDGE_RESET_PENDING, &dev->flags))
+		return;
+	if (!test_and_set_bit(ISOCAM_BRIDGE_RESET_DONE, &dev->flags)) {
+		set_bit(ISOCAM_BRIDGE_RESET_PENDING, &dev->flags);
+		dev_warn(d, "bridge request 0x%02x timed out after %u ms; resetting the bridge\n",
+			 request, timeout_ms);
+		usb_queue_reset_device(dev->intf);
+		return;
+	}
+	if (!READ_ONCE(dev->ctrl_dead)) {
+		WRITE_ONCE(dev->ctrl_dead, true);
+		dev_err(d, "bridge request 0x%02x timed out after %u ms, after a reset too; no more requests until it is plugged again\n",
+			request, timeout_ms);
+	}
 }
 
 int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
@@ -113,6 +145,8 @@ int isocam_ctrl_msg(struct isocam_dev *dev, u8 request, bool in, u16 value,
 			WRITE_ONCE(dev->ctrl_dead, true);
 			dev_err(&dev->intf->dev, "bridge request 0x%02x timed out after %u ms and its cancel was not acknowledged in %u ms; no more requests until it is plugged again\n",
 				request, timeout_ms, ISOCAM_CANCEL_MS);
+		} else {
+			isocam_bridge_hung(dev, request, timeout_ms);
 		}
 		ret = -ETIMEDOUT;
 		goto out;

@@ -15,6 +15,8 @@ int isocam_pre_reset(struct usb_interface *intf)
 {
 	struct isocam_dev *dev = usb_get_intfdata(intf);
 
+	if (!dev)
+		return 0;
 	/* Held until post_reset: no ioctl meets the device mid-reset. */
 	mutex_lock(&dev->lock);
 	dev->resume_stream = isocam_stream_pause(dev);
@@ -25,8 +27,11 @@ int isocam_post_reset(struct usb_interface *intf)
 {
 	struct isocam_dev *dev = usb_get_intfdata(intf);
 
+	if (!dev)
+		return 0;
 	/* A bridge that had stopped answering gets its chance again. */
 	WRITE_ONCE(dev->ctrl_dead, false);
+	clear_bit(ISOCAM_BRIDGE_RESET_PENDING, &dev->flags);
 	if (dev->resume_stream)
 		isocam_stream_resume(dev, "a USB reset");
 	dev->resume_stream = false;

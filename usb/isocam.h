@@ -38,6 +38,12 @@
 #define ISOCAM_MAX_FORMATS	8
 #define ISOCAM_MAX_URBS		64
 #define ISOCAM_MAX_PACKETS	128
+/*
+ * isocam_dev.flags: the driver has reset (or queued a reset of) a bridge
+ * that stopped answering (isocam-ctrl.c); that reset has yet to happen.
+ */
+#define ISOCAM_BRIDGE_RESET_DONE	0
+#define ISOCAM_BRIDGE_RESET_PENDING	1
 
 struct isocam_dev;
 
@@ -199,6 +205,7 @@ struct isocam_dev {
 	u64 paused_ns;
 	bool resume_stream;
 	bool resuming;
+	unsigned long flags;	/* ISOCAM_BRIDGE_RESET_* */
 	u64 pkt_ts;		/* estimated arrival of the packet being fed */
 	/*
 	 * Buffer timestamps: the camera's clock mapped to the host's, or
