@@ -17,6 +17,8 @@ EMU_INCLUDES := -I$(EMU_DIR)/util -I$(EMU_DIR)/picture -I$(EMU_DIR)/faults \
 EMU_UTIL_SRCS := $(EMU_DIR)/util/log.c
 EMU_SCENE_SRCS := $(EMU_DIR)/picture/scene.c
 EMU_MJPEG_SRCS := $(EMU_DIR)/picture/mjpeg.c
+# A user's video (YUV4MPEG2), not yet a source of the camera's own.
+EMU_Y4M_SRCS := $(EMU_DIR)/picture/y4m.c
 EMU_MJPEG_LIBS := -ljpeg
 EMU_FAULT_SRCS := $(EMU_DIR)/faults/fault.c
 # hostile.c: the packetizer's hostile payload modes live there (it needs

@@ -27,5 +27,12 @@ $(BUILD)/tests/test_emu_mjpeg: $(ROOT)/tests/unit/test_emu_mjpeg.c \
 	$(CC) $(EMU_UNIT_CFLAGS) -I$(ISOCAM_CHECK_DIR) -o $@ $(filter %.c,$^) \
 		-lcmocka $(EMU_MJPEG_LIBS) -lm
 
+# The YUV4MPEG2 reader, a user's video as the camera's source.
+$(BUILD)/tests/test_emu_y4m: $(ROOT)/tests/unit/test_emu_y4m.c \
+		$(EMU_Y4M_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
+UNIT_TESTS += $(BUILD)/tests/test_emu_y4m
 UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
 	$(BUILD)/tests/test_emu_stream $(BUILD)/tests/test_emu_mjpeg
