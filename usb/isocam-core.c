@@ -340,6 +340,10 @@ static struct usb_driver isocam_driver = {
 	.disconnect = isocam_disconnect,
 	.pre_reset = isocam_pre_reset,
 	.post_reset = isocam_post_reset,
+	.suspend = isocam_suspend,
+	.resume = isocam_resume,
+	.reset_resume = isocam_reset_resume,
+	.supports_autosuspend = 1,
 	.id_table = isocam_id_table,
 };
 

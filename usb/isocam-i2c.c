@@ -115,16 +115,21 @@ static int isocam_i2c_xfer(struct i2c_adapter *adap, struct i2c_msg *msgs,
 
 	if (READ_ONCE(dev->disconnected))
 		return -ENODEV;
+	/* A transfer wakes an autosuspended camera for its duration. */
+	ret = usb_autopm_get_interface(dev->intf);
+	if (ret)
+		return ret;
 
 	for (i = 0; i < num; i++) {
 		ret = isocam_i2c_msg(dev, &msgs[i]);
 		dev->i2c_transfers++;
 		if (ret) {
 			dev->i2c_errors++;
-			return ret;
+			break;
 		}
 	}
-	return num;
+	usb_autopm_put_interface(dev->intf);
+	return ret ? ret : num;
 }
 
 static u32 isocam_i2c_functionality(struct i2c_adapter *adap)

@@ -511,10 +511,40 @@ static const struct v4l2_ioctl_ops isocam_ioctl_ops = {
 #endif
 };
 
+/*
+ * An open camera stays awake; one that nobody has open may autosuspend
+ * (uvcvideo's rule; the USB core allows it once power/control is auto).
+ */
+static int isocam_open(struct file *file)
+{
+	struct isocam_dev *dev = video_drvdata(file);
+	int ret;
+
+	ret = v4l2_fh_open(file);
+	if (ret)
+		return ret;
+	ret = usb_autopm_get_interface(dev->intf);
+	if (ret) {
+		v4l2_fh_release(file);
+		return ret;
+	}
+	return 0;
+}
+
+/* dev lives on until v4l2's release of the node, after this returns. */
+static int isocam_file_release(struct file *file)
+{
+	struct isocam_dev *dev = video_drvdata(file);
+	int ret = vb2_fop_release(file);
+
+	usb_autopm_put_interface(dev->intf);
+	return ret;
+}
+
 static const struct v4l2_file_operations isocam_fops = {
 	.owner = THIS_MODULE,
-	.open = v4l2_fh_open,
-	.release = vb2_fop_release,
+	.open = isocam_open,
+	.release = isocam_file_release,
 	.read = vb2_fop_read,
 	.poll = vb2_fop_poll,
 	.mmap = vb2_fop_mmap,

@@ -261,6 +261,9 @@ static inline bool isocam_urb_gone(int status)
 /* isocam-pm.c */
 int isocam_pre_reset(struct usb_interface *intf);
 int isocam_post_reset(struct usb_interface *intf);
+int isocam_suspend(struct usb_interface *intf, pm_message_t message);
+int isocam_resume(struct usb_interface *intf);
+int isocam_reset_resume(struct usb_interface *intf);
 
 /* isocam-bulk.c */
 extern const struct isocam_transport isocam_bulk_transport;

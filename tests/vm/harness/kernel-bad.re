@@ -35,3 +35,4 @@ rcu: INFO: .* detected stalls
 Kernel panic
 stack-protector
 stack guard page
+Runtime PM usage count underflow
