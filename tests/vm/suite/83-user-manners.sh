@@ -21,18 +21,20 @@ CHECK=$ISOCAM_BUILD/isocam-check
 camera_start -v
 driver_debugfs
 
-step "a format set by one process is what the next one gets"
-v4l2-ctl -d "$NODE" --set-fmt-video=width=320,height=240,pixelformat=GREY ||
-	fail "v4l2-ctl --set-fmt-video failed"
-fmt=$(v4l2-ctl -d "$NODE" --get-fmt-video)
-assert_match "$fmt" "Width/Height[[:space:]]*: 320/240" "size seen by the next process"
-assert_match "$fmt" "Pixel Format[[:space:]]*: 'GREY'" "format seen by the next process"
-v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/tmp/grey.raw \
-	>"$RESULTS/stream-grey.log" 2>&1 || fail "v4l2-ctl capture failed"
-"$CHECK" --format grey --size 320x240 --expect-frames 30 /tmp/grey.raw \
-	>"$RESULTS/check-grey.log" 2>&1 || {
-	cat "$RESULTS/check-grey.log" >&2
-	fail "a capture that sets no format did not get 320x240 GREY"
+# Each manner is a KTAP subtest; the processes they watch are started and
+# ended between them.
+format_persists() {
+	v4l2-ctl -d "$NODE" --set-fmt-video=width=320,height=240,pixelformat=GREY ||
+		fail "v4l2-ctl --set-fmt-video failed"
+	fmt=$(v4l2-ctl -d "$NODE" --get-fmt-video)
+	assert_match "$fmt" "Width/Height[[:space:]]*: 320/240" "size seen by the next process"
+	assert_match "$fmt" "Pixel Format[[:space:]]*: 'GREY'" "format seen by the next process"
+	v4l2-ctl -d "$NODE" --stream-mmap --stream-count=30 --stream-to=/tmp/grey.raw \
+		>"$RESULTS/stream-grey.log" 2>&1 || fail "v4l2-ctl capture failed"
+	"$CHECK" --format grey --size 320x240 --expect-frames 30 /tmp/grey.raw \
+		>"$RESULTS/check-grey.log" 2>&1 || {
+		cat "$RESULTS/check-grey.log" >&2
+		fail "a capture that sets no format did not get 320x240 GREY"
 }
 log "v4l2-ctl capture: $(tail -n 1 "$RESULTS/check-grey.log")"
 ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format rgb565le \
@@ -45,8 +47,9 @@ ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 -input_format rgb565le \
 }
 log "ffmpeg capture: $(tail -n 1 "$RESULTS/check-rgb.log")"
 rm -f /tmp/grey.raw /tmp/rgb.raw
+}
+subtest "a format set by one process is what the next one gets" format_persists
 
-step "two processes hold the device open"
 v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-long.log" 2>&1 &
 STREAM_PID=$!
 camera_track "$STREAM_PID"
@@ -56,41 +59,52 @@ bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
 HOLD_PID=$!
 camera_track "$HOLD_PID"
 wait_for "holds_open $HOLD_PID $NODE" 10 "the second process to open $NODE"
-holds_open "$STREAM_PID" "$NODE" || fail "the streaming process does not hold $NODE"
-log "pids $STREAM_PID (streaming) and $HOLD_PID (idle) hold $NODE"
-# A third, short-lived one may not change the format under the stream.
-set +e
-out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
-set -e
-assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
-assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
-	"size after a refused S_FMT"
 
-step "closing the idle one leaves the stream running"
+two_hold_open() {
+	holds_open "$STREAM_PID" "$NODE" || fail "the streaming process does not hold $NODE"
+	log "pids $STREAM_PID (streaming) and $HOLD_PID (idle) hold $NODE"
+	# A third, short-lived one may not change the format under the stream.
+	set +e
+	out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
+	set -e
+	assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
+	assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
+		"size after a refused S_FMT"
+}
+subtest "two processes hold the device open; the idle one cannot change the format" two_hold_open
+
 alts=$(emu_alts)
 kill "$HOLD_PID"
 wait "$HOLD_PID" 2>/dev/null || true
 HOLD_PID=
-f1=$(cam_stat frames)
-sleep 1
-f2=$(cam_stat frames)
-assert_ge "$((f2 - f1))" 10 "frames in the second after the idle process closed"
-assert_eq "$(emu_alts)" "$alts" "alt settings the camera saw after the idle close"
-kill -0 "$STREAM_PID" || fail "the streaming process died"
 
-step "closing the streaming one stops the stream"
+idle_close() {
+	f1=$(cam_stat frames)
+	sleep 1
+	f2=$(cam_stat frames)
+	assert_ge "$((f2 - f1))" 10 "frames in the second after the idle process closed"
+	assert_eq "$(emu_alts)" "$alts" "alt settings the camera saw after the idle close"
+	kill -0 "$STREAM_PID" || fail "the streaming process died"
+}
+subtest "closing the idle one leaves the stream running" idle_close
+
 # (SIGTERM: a non-interactive shell starts background jobs with SIGINT
 # ignored.)
 kill -TERM "$STREAM_PID"
 wait "$STREAM_PID" 2>/dev/null || true
 STREAM_PID=
-wait_for '[ "$(emu_alts)" != "$alts" ]' 5 "the camera to see an alt change"
-last=$(emu_alts)
-last=${last% }
-assert_eq "${last##* }" 0 "the camera's alt setting after the streamer closed"
-assert_eq "$(cam_stat alt)" 0 "the driver's alt setting"
-f1=$(cam_stat frames)
-sleep 0.5
-assert_eq "$(cam_stat frames)" "$f1" "frames after the stream stopped"
-log "alt settings the camera saw: $(emu_alts)"
+
+stream_close() {
+	wait_for '[ "$(emu_alts)" != "$alts" ]' 5 "the camera to see an alt change"
+	last=$(emu_alts)
+	last=${last% }
+	assert_eq "${last##* }" 0 "the camera's alt setting after the streamer closed"
+	assert_eq "$(cam_stat alt)" 0 "the driver's alt setting"
+	f1=$(cam_stat frames)
+	sleep 0.5
+	assert_eq "$(cam_stat frames)" "$f1" "frames after the stream stopped"
+	log "alt settings the camera saw: $(emu_alts)"
+}
+subtest "closing the streaming one stops the stream" stream_close
+subtests_done
 camera_stop
