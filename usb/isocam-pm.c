@@ -39,9 +39,10 @@ static void isocam_pause(struct isocam_dev *dev)
  */
 static void isocam_unpause(struct isocam_dev *dev, const char *after)
 {
-	if (!dev->resume_stream)
+	if (!READ_ONCE(dev->resume_stream))
 		return;
 	mutex_lock(&dev->lock);
+	/* (STREAMOFF may have come in between) */
 	if (dev->resume_stream)
 		isocam_stream_resume(dev, after);
 	dev->resume_stream = false;

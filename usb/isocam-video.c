@@ -654,6 +654,8 @@ static void isocam_stream_halt(struct isocam_dev *dev)
 /* Idempotent: stop_streaming after disconnect finds nothing to do. */
 void isocam_stream_stop(struct isocam_dev *dev)
 {
+	/* A stream paused for a sleep and stopped meanwhile stays stopped. */
+	dev->resume_stream = false;
 	isocam_stream_halt(dev);
 	isocam_return_buffers(dev, VB2_BUF_STATE_ERROR);
 }
