@@ -73,10 +73,15 @@ _matrix_kmsg_since() {
 # The kernel log is read only while nothing is bound, once a second: under
 # TCG a dmesg pipeline costs ten times its guest time in wall time.
 _matrix_plug() {
-	local tag=$1 start=$SECONDS why_at='' idle_at=$SECONDS scan_at=-1
+	local tag=$1 start=$SECONDS why_at='' idle_at=$SECONDS scan_at=-1 err
 	BOUND=0
 	PROBE_WHY=
-	usbip_attach 1-1 2>/dev/null || { PROBE_WHY="attach failed"; return 0; }
+	# (usbip's own words: an attach that fails before the camera sees a
+	# client is the test bed's, and the log must say why)
+	if ! err=$(usbip_attach 1-1 2>&1); then
+		PROBE_WHY="attach failed: ${err//$'\n'/; }"
+		return 0
+	fi
 	while [ $((SECONDS - start)) -lt 30 ]; do
 		if NODE=$(cam_node); then
 			driver_debugfs
