@@ -17,6 +17,7 @@
 #                             imported from BUSID, default: the first found)
 #   usb_devs                  sysfs paths of all attached isocam cameras
 #   no_usb_camera             true once no camera's USB device is in sysfs
+#   no_vhci_port_used         true once every vhci port is free again
 #   camera_start [--expect-fail] [ARGS...]
 #                             modules loaded, emulator started with ARGS,
 #                             camera 1-1 attached; unless --expect-fail,
@@ -150,6 +151,24 @@ no_usb_camera() {
 # (Here-strings, not process substitution: the guest has no /dev/fd.)
 # The vhci ports in use, as "PORT BUSID" (status files: hub port sta spd
 # dev sockfd local_busid; sta 6 is VDEV_ST_USED).
+# no_vhci_port_used: every vhci port is free again (status 004). After an
+# unplug a port can still say "used" while its USB device is already gone
+# from sysfs, and usbip attach, which reads each used port's device,
+# then fails before it reaches the camera.
+no_vhci_port_used() {
+	local f port sta rest
+	for f in /sys/devices/platform/vhci_hcd.*/status*; do
+		[ -f "$f" ] || continue
+		{
+			read -r _
+			while read -r _ port sta rest; do
+				[ "$sta" = 004 ] || return 1
+			done
+		} <"$f"
+	done
+	return 0
+}
+
 _vhci_used_ports() {
 	local f port sta rest busid
 	for f in /sys/devices/platform/vhci_hcd.*/status*; do
@@ -213,7 +232,8 @@ detach_camera() {
 		usbip detach -p "$port" >/dev/null || fail "usbip detach -p $port failed"
 		log "detached vhci port $port${busid:+ ($busid)}"
 	done <<<"$(_vhci_used_ports)"
-	wait_for no_usb_camera 20 "the camera's USB devices to go away"
+	wait_for 'no_usb_camera && no_vhci_port_used' 20 \
+		"the camera's USB devices to go away and vhci's ports to be free"
 }
 
 emu_alts() {

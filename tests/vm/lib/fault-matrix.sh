@@ -248,7 +248,7 @@ _matrix_cell() {
 	if [ -n "$(_vhci_used_ports)" ]; then
 		timeout 25 usbip detach -p 0 >/dev/null 2>&1 || CELL_BAD+="usbip detach failed or hung; "
 	fi
-	wait_for 'no_usb_camera && no_isocam_left' 25 "the unplug of $tag" ||
+	wait_for 'no_usb_camera && no_isocam_left && no_vhci_port_used' 25 "the unplug of $tag" ||
 		CELL_BAD+="the unplug did not finish; "
 	[ $((SECONDS - t0)) -le 20 ] || CELL_BAD+="the unplug took $((SECONDS - t0)) s; "
 	stop_emu
