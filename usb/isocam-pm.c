@@ -25,6 +25,14 @@ int isocam_pre_reset(struct usb_interface *intf)
 	return 0;
 }
 
+/* Under dev->lock: the stream paused by a reset or a sleep goes on. */
+static void isocam_resume_paused(struct isocam_dev *dev, const char *after)
+{
+	if (dev->resume_stream)
+		isocam_stream_resume(dev, after);
+	dev->resume_stream = false;
+}
+
 /* Stream pauses for whoever stops the device, resumes after. */
 static void isocam_pause(struct isocam_dev *dev)
 {
@@ -42,10 +50,8 @@ static void isocam_unpause(struct isocam_dev *dev, const char *after)
 	if (!READ_ONCE(dev->resume_stream))
 		return;
 	mutex_lock(&dev->lock);
-	/* (STREAMOFF may have come in between) */
-	if (dev->resume_stream)
-		isocam_stream_resume(dev, after);
-	dev->resume_stream = false;
+	/* (STREAMOFF may have come in between: it forgets the pause) */
+	isocam_resume_paused(dev, after);
 	mutex_unlock(&dev->lock);
 }
 
@@ -92,9 +98,7 @@ int isocam_post_reset(struct usb_interface *intf)
 	/* A bridge that had stopped answering gets its chance again. */
 	WRITE_ONCE(dev->ctrl_dead, false);
 	clear_bit(ISOCAM_BRIDGE_RESET_PENDING, &dev->flags);
-	if (dev->resume_stream)
-		isocam_stream_resume(dev, "a USB reset");
-	dev->resume_stream = false;
+	isocam_resume_paused(dev, "a USB reset");
 	mutex_unlock(&dev->lock);
 	return 0;
 }
