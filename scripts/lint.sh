@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/lint.sh: the kernel code's style and static checks (`make lint`).
 #   1. checkpatch.pl --strict --no-tree --terse -f on usb/*.[ch],
+#      tests/vm/kmods/*.c (the suite's test modules),
 #      i2c-sensor/*.[ch], core/*.[ch] and include/isocam/*.h. checkpatch,
 #      spelling.txt and const_structs.checkpatch come from Debian's
 #      linux-source-6.1 tarball, extracted once into build/lint/.
@@ -40,7 +41,7 @@ fi
 
 cd "$ROOT" || exit 2
 shopt -s nullglob
-files=(usb/*.[ch] i2c-sensor/*.[ch] core/*.[ch] compat/*.h include/isocam/*.h)
+files=(usb/*.[ch] i2c-sensor/*.[ch] core/*.[ch] compat/*.h include/isocam/*.h tests/vm/kmods/*.c)
 shopt -u nullglob
 # Kbuild's generated *.mod.c are not ours.
 srcs=()
@@ -93,6 +94,12 @@ sparse_on() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
 		make -C "$kdir" M="$tree" C=2 W=1 modules >"$log" 2>&1
 	st=$?
+	# The suite's test modules too, in a tree of their own.
+	rm -rf "$tree-kmods"
+	cp -r tests/vm/kmods "$tree-kmods"
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+		make -C "$kdir" M="$tree-kmods" C=2 W=1 modules >>"$log" 2>&1 || st=$?
+	sed -i "s|$tree-kmods/|$ROOT/tests/vm/kmods/|g" "$log"
 	# Report paths in the source tree, not the copy.
 	sed -i "s|$tree/|$ROOT/|g" "$log"
 	grep -E 'warning:|error:' "$log"

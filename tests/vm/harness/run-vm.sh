@@ -135,7 +135,7 @@ host) SMP=${SMP:-2} ;;
 *) die "--clock takes icount or host" ;;
 esac
 
-IMAGE='' MODDIR='' KCONFIG='' MODULES='' CMDLINE='' GUEST_MEM=''
+IMAGE='' MODDIR='' KDIR='' KCONFIG='' MODULES='' CMDLINE='' GUEST_MEM=''
 if [ -n "$KERNEL_ENV" ]; then
 	[ -r "$KERNEL_ENV" ] || die "cannot read $KERNEL_ENV"
 	# shellcheck source=/dev/null
@@ -301,6 +301,19 @@ if [ -f "$MODULES/modules.order" ]; then
 	done <"$MODULES/modules.order"
 else
 	echo "run-vm: warning: no $MODULES/modules.order: project modules not built (make modules)" >&2
+fi
+# The suite's test-only instruments (tests/vm/kmods/), built here against
+# the booted kernel's tree and staged beside the project's modules, so a
+# script can modprobe them. One build a kernel: shards wait on its lock.
+if [ -n "${KDIR:-}" ] && [ -f "$KDIR/Makefile" ]; then
+	kmods=$ROOT/build/vm/kmods-$KVER
+	mkdir -p "$kmods"
+	(
+		flock 9
+		cp -u "$ROOT/tests/vm/kmods/Kbuild" "$ROOT"/tests/vm/kmods/*.c "$kmods/"
+		make -s -C "$KDIR" M="$kmods" modules >"$kmods/build.log" 2>&1
+	) 9>"$kmods.lock" || { tail -n 20 "$kmods/build.log" >&2; die "cannot build tests/vm/kmods against $KDIR"; }
+	cp "$kmods"/*.ko "$modroot/extra/"
 fi
 depmod -b "$OUT/modroot" "$KVER" || die "depmod failed"
 
