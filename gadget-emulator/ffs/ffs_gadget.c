@@ -198,9 +198,11 @@ static int on_ep0(struct ffs_gadget *g)
 			  "bound, not configured");
 		break;
 	case FFS_EP0_SUSPEND:
+		emu_log("%s: ffs: suspended by the host", g->camera.name);
 		set_state(g, "suspended");
 		break;
 	case FFS_EP0_RESUME:
+		emu_log("%s: ffs: resumed by the host", g->camera.name);
 		set_state(g, g->enabled ? "configured" : "bound, not configured");
 		break;
 	default:
