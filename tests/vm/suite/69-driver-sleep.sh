@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# A system sleep of the camera's USB device (the USB core's system-sleep
+# callbacks, run by the test module isocam_usbsleep: the guest itself
+# cannot sleep, its virtio-9p root never comes back), for each transport
+# and as a FunctionFS gadget on dummy_hcd:
+#  - while idle: the driver stays bound, the video node is the same, the
+#    format and a control set before it are still set, and it streams;
+#  - while streaming: the capture goes on to its end with good frames,
+#    its sequence numbers skipping the frames the sleep cost;
+#  - the gadget sees the bus suspend and resume;
+#  - a camera that loses its power while asleep (USB_QUIRK_RESET_RESUME:
+#    the USB core resets it on the way back, .reset_resume) is configured
+#    again and the capture goes on;
+#  - no error line.
+# vm-timeout: 600
+. "$ISOCAM_ROOT/tests/vm/lib/base.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/camera.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/driver.sh"
+. "$ISOCAM_ROOT/tests/vm/lib/gadget.sh"
+PAUSE="the sleep"
+. "$ISOCAM_ROOT/tests/vm/lib/pause.sh"
+
+require_cmd usbip v4l2-ctl
+QUIRKS=/sys/module/usbcore/parameters/quirks
+trap 'set +e; _camera_cleanup; echo >$QUIRKS; gadget_cleanup' EXIT
+
+modprobe isocam_usbsleep || fail "modprobe isocam_usbsleep (tests/vm/kmods)"
+is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+# usb_sleep: the camera's USB device sleeps 300 ms and wakes.
+usb_sleep() {
+	local dev
+	dev=$(find_usb_dev) || fail "no camera on the bus"
+	echo "${dev##*/} 300" >/sys/kernel/debug/isocam_usbsleep/sleep ||
+		fail "the camera's device did not sleep and wake"
+}
+
+# sleep_cycle NAME: the plugged camera sleeps while idle, then while
+# streaming.
+sleep_cycle() {
+	local name=$1
+	pause_settings
+	kmsg_mark "sleep-idle-$name"
+	usb_sleep
+	subtest "$name: a sleep while idle keeps the node and the settings" \
+		same_node_and_settings "sleep-idle-$name"
+	subtest "$name: after a sleep while idle, the camera streams" streams_after
+
+	pause_capture_start "$name"
+	usb_sleep
+	subtest "$name: a capture goes on across a sleep" capture_goes_on "$name"
+	subtest "$name: no error line from the sleeps" no_error_lines "sleep-idle-$name"
+}
+
+gadget_saw_it() {
+	file_has "$FFS_LOG" 'ffs: suspended by the host' || fail "the gadget saw no suspend"
+	file_has "$FFS_LOG" 'ffs: resumed by the host' || fail "the gadget saw no resume"
+}
+
+reset_on_the_way_back() {
+	dmesg | kmsg_after_mark sleep-reset-resume |
+		grep 'reset high-speed USB device' >/dev/null ||
+		fail "the USB core did not reset the camera on the way back"
+}
+
+# (-v: the camera logs every i2c write; 0x5000 is brightness)
+sensor_written_again() {
+	local now
+	now=$(grep -c 'i2c 0x3c write reg 0x5000 = ' "$CAMERA_EMU_LOG" || true)
+	[ "$now" -gt "$BRIGHTNESS_WRITES" ] ||
+		fail "the sensor's registers were not written again after the reset"
+}
+
+driver_setup
+stop_emu
+for t in iso bulk; do
+	start_emu --transport="$t"
+	plug
+	sleep_cycle "$t"
+	unplug
+	stop_emu
+done
+
+# A camera that loses its power while asleep.
+start_emu -v --transport=iso
+echo "$CAMERA_VID:$CAMERA_PID:b" >$QUIRKS
+plug
+pause_settings
+pause_capture_start reset-resume
+kmsg_mark sleep-reset-resume
+BRIGHTNESS_WRITES=$(grep -c 'i2c 0x3c write reg 0x5000 = ' "$CAMERA_EMU_LOG" || true)
+usb_sleep
+echo >$QUIRKS
+subtest "a camera reset on the way back keeps the node and the settings" \
+	same_node_and_settings sleep-reset-resume
+subtest "the USB core reset the camera on the way back" reset_on_the_way_back
+subtest "a capture goes on across a sleep with a reset" capture_goes_on reset-resume
+subtest "after the reset the sensor's registers are written again" sensor_written_again
+subtest "no error line from the sleep with a reset" no_error_lines sleep-reset-resume
+unplug
+stop_emu
+
+gadget_setup
+ffs_start -v
+sleep_cycle gadget
+subtest "gadget: the camera sees the bus suspend and resume" gadget_saw_it
+ffs_stop
+subtests_done
+unload_isocam_modules
+log "69-driver-sleep: ok"
