@@ -179,6 +179,8 @@ static void test_sequence_errors(void **state)
 	static const uint32_t dup[] = { 0, 1, 2, 2, 3 };
 	static const uint32_t reorder[] = { 0, 1, 3, 2 };
 	static const uint32_t late[] = { 3, 4, 5 };
+	static const uint32_t restart[] = { 0, 1, 2, 0, 1, 2 };
+	static const uint32_t restart_late[] = { 0, 1, 2, 1, 2 };
 	struct run r;
 
 	(void)state;
@@ -206,6 +208,23 @@ static void test_sequence_errors(void **state)
 	check(&r, "--format grey --size 160x120");
 	assert_int_equal(r.status, 1);
 	assert_has(&r, " 1 reordered");
+
+	/* a sensor that started again: reordering, unless the caller paused it */
+	write_capture(IC1280_FMT_GREY, restart, 6, NULL, NULL);
+	check(&r, "--format grey --size 160x120");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 reordered");
+	check(&r, "--format grey --size 160x120 --allow-restarts");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, " 0 reordered, 1 restarts, ");
+	/* its first frames missing are drops, as at a stream start */
+	write_capture(IC1280_FMT_GREY, restart_late, 5, NULL, NULL);
+	check(&r, "--format grey --size 160x120 --allow-restarts");
+	assert_int_equal(r.status, 1);
+	assert_has(&r, " 1 dropped");
+	check(&r, "--format grey --size 160x120 --allow-restarts --allow-drops");
+	assert_int_equal(r.status, 0);
+	assert_has(&r, "the sensor started again after 2");
 
 	write_capture(IC1280_FMT_GREY, late, 3, NULL, NULL);
 	check(&r, "--format grey --size 160x120");

@@ -44,11 +44,11 @@ struct check {
 	const char *path;
 	struct scene_params want;	/* format and size from the user */
 	size_t frame_size;
-	bool timeline, any_start, quiet, allow_drops, mjpeg;
+	bool timeline, any_start, quiet, allow_drops, allow_restarts, mjpeg;
 	long long expect_frames;
 
 	/* results */
-	unsigned long long frames, drops, dups, reorders, bad_stamps,
+	unsigned long long frames, drops, dups, reorders, restarts, bad_stamps,
 			   bad_sums, mismatches, garbage;
 	double min_y_db, min_c_db;	/* MJPEG: the worst frame's PSNR */
 	bool have_prev;
@@ -67,7 +67,8 @@ static void usage(FILE *o)
 {
 	fprintf(o,
 "usage: isocam-check --format FMT --size WxH [--expect-frames N]\n"
-"                    [--timeline] [--any-start] [--allow-drops] [--quiet]\n"
+"                    [--timeline] [--any-start] [--allow-drops]\n"
+"                    [--allow-restarts] [--quiet]\n"
 "                    FILE\n"
 "       isocam-check --render --format FMT --size WxH [--counter N]\n"
 "                    [--frames N] [--set KEY=VALUE]... OUT\n"
@@ -88,6 +89,10 @@ static void usage(FILE *o)
 "  --allow-drops       gaps in the counters are counted, not failed (the\n"
 "                      caller knows why frames were dropped); duplicates,\n"
 "                      reordering and bad frames still fail\n"
+"  --allow-restarts    a counter that goes back is the sensor starting again\n"
+"                      (a USB reset or a sleep paused the stream), counted,\n"
+"                      its first frames missing as at a stream start;\n"
+"                      reordering cannot be told from it then\n"
 "  --quiet             only the summary line\n"
 "  --render            write N reference frames (counters from --counter,\n"
 "                      default 0) to OUT instead of checking\n"
@@ -278,6 +283,11 @@ static void check_sequence(struct check *c, unsigned long long idx,
 		report(c, "frame %llu counter %u: %u frames dropped after %u\n",
 		       idx, counter, counter - c->prev_counter - 1,
 		       c->prev_counter);
+	} else if (c->allow_restarts) {
+		c->restarts++;
+		c->drops += counter;
+		report(c, "frame %llu counter %u: the sensor started again "
+		       "after %u\n", idx, counter, c->prev_counter);
 	} else {
 		c->reorders++;
 		report(c, "frame %llu counter %u: out of order after %u\n", idx,
@@ -507,6 +517,7 @@ static int run_check(struct check *c)
 	uint8_t *f = malloc(c->frame_size), *ref = malloc(c->frame_size);
 	struct scene *sc = scene_new();
 	size_t got = 0;
+	char restarts[32] = "";
 	bool ok;
 
 	if (!in) {
@@ -560,13 +571,16 @@ static int run_check(struct check *c)
 	    (unsigned long long)c->expect_frames != c->frames)
 		printf("%s: %llu frames, expected %lld\n", c->path, c->frames,
 		       c->expect_frames);
+	if (c->allow_restarts)
+		snprintf(restarts, sizeof(restarts), "%llu restarts, ",
+			 c->restarts);
 	printf("isocam-check: %s: %llu frames checked (%s %ux%u), counters "
 	       "%u..%u, %llu dropped, %llu duplicated, %llu reordered, "
-	       "%llu bad stamps, %llu bad checksums, %llu mismatched: %s\n",
+	       "%s%llu bad stamps, %llu bad checksums, %llu mismatched: %s\n",
 	       c->path, c->frames,
 	       c->mjpeg ? "mjpeg" : fmt_names[c->want.format], c->want.width,
 	       c->want.height, c->first_counter, c->last_counter, c->drops,
-	       c->dups, c->reorders, c->bad_stamps, c->bad_sums,
+	       c->dups, c->reorders, restarts, c->bad_stamps, c->bad_sums,
 	       c->mismatches, ok ? "OK" : "FAIL");
 	free(f);
 	free(ref);
@@ -618,6 +632,7 @@ int main(int argc, char **argv)
 		{ "expect-frames", required_argument, NULL, 'e' },
 		{ "timeline", no_argument, NULL, 't' },
 		{ "any-start", no_argument, NULL, 'a' },
+		{ "allow-restarts", no_argument, NULL, 'R' },
 		{ "allow-drops", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "render", no_argument, NULL, 'r' },
@@ -679,6 +694,9 @@ int main(int argc, char **argv)
 			break;
 		case 'D':
 			c.allow_drops = true;
+			break;
+		case 'R':
+			c.allow_restarts = true;
 			break;
 		case 'q':
 			c.quiet = true;
