@@ -1,12 +1,38 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
-# Checks for a camera whose stream pauses and goes on (a USB reset, a
-# system sleep): the node and the settings survive, a capture across the
-# pause goes on, no error line. PAUSE names the pause in messages ("the
-# reset"). Source after lib/driver.sh.
+# A camera's stream paused and going on (a USB reset, a system sleep):
+# the pauses themselves, and the checks that the node and the settings
+# survive, a capture across the pause goes on, no error line. PAUSE names
+# the pause in messages ("the reset"). Source after lib/driver.sh.
 PAUSE=${PAUSE:-the pause}
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
+
+# usb_reset NAME: a USB reset of the camera (usbreset, USBDEVFS_RESET), its
+# output in $RESULTS/usbreset-NAME.log.
+usb_reset() {
+	local ids dev
+	dev=$(find_usb_dev) || fail "no camera on the bus"
+	ids=$(<"$dev/idVendor"):$(<"$dev/idProduct")
+	usbreset "$ids" >"$RESULTS/usbreset-$1.log" 2>&1 ||
+		fail "usbreset $ids: $(cat "$RESULTS/usbreset-$1.log")"
+}
+
+# usb_sleep_setup: the test module usb_sleep needs (tests/vm/kmods).
+usb_sleep_setup() {
+	module_loaded isocam_usbsleep || modprobe isocam_usbsleep ||
+		fail "modprobe isocam_usbsleep (tests/vm/kmods)"
+	is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+}
+
+# usb_sleep: the camera's USB device (and its bus) sleeps 300 ms and
+# wakes, through the USB core's system-sleep callbacks.
+usb_sleep() {
+	local dev
+	dev=$(find_usb_dev) || fail "no camera on the bus"
+	echo "${dev##*/} 300" >/sys/kernel/debug/isocam_usbsleep/sleep ||
+		fail "the camera's device did not sleep and wake"
+}
 
 # pause_settings: what the checks expect to survive: 320x240 YUYV at
 # 15 fps, brightness 80.

@@ -24,26 +24,19 @@ PAUSE="the reset"
 
 require_cmd usbip usbreset v4l2-ctl
 
-usb_reset() {
-	local ids
-	ids=$(<"$(find_usb_dev)/idVendor"):$(<"$(find_usb_dev)/idProduct")
-	usbreset "$ids" >"$RESULTS/usbreset-$TRANSPORT-$1.log" 2>&1 ||
-		fail "usbreset $ids: $(cat "$RESULTS/usbreset-$TRANSPORT-$1.log")"
-}
-
 reset_cycle() {
 	TRANSPORT=$1
 	start_emu --transport="$TRANSPORT"
 	plug
 	pause_settings
 	kmsg_mark "reset-idle-$TRANSPORT"
-	usb_reset idle
+	usb_reset "$TRANSPORT-idle"
 	subtest "$TRANSPORT: a reset while idle keeps the node and the settings" \
 		same_node_and_settings "reset-idle-$TRANSPORT"
 	subtest "$TRANSPORT: after a reset while idle, the camera streams" streams_after
 
 	pause_capture_start "$TRANSPORT"
-	usb_reset streaming
+	usb_reset "$TRANSPORT-streaming"
 	subtest "$TRANSPORT: a capture goes on across a reset" capture_goes_on "$TRANSPORT"
 	subtest "$TRANSPORT: no error line from the resets" no_error_lines "reset-idle-$TRANSPORT"
 	unplug

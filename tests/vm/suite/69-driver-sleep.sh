@@ -8,7 +8,9 @@
 #    format and a control set before it are still set, and it streams;
 #  - while streaming: the capture goes on to its end with good frames,
 #    its sequence numbers skipping the frames the sleep cost;
-#  - the gadget sees the bus suspend and resume;
+#  - the gadget sees the bus suspend and resume, and an ffmpeg capture
+#    across a sleep goes on with every frame right, the frames the sleep
+#    cost missing and counted, no more;
 #  - a camera that loses its power while asleep (USB_QUIRK_RESET_RESUME:
 #    the USB core resets it on the way back, .reset_resume) is configured
 #    again and the capture goes on;
@@ -21,20 +23,13 @@
 PAUSE="the sleep"
 . "$ISOCAM_ROOT/tests/vm/lib/pause.sh"
 
-require_cmd usbip v4l2-ctl
+require_cmd usbip v4l2-ctl ffmpeg
+CHECK=$ISOCAM_BUILD/isocam-check
+[ -x "$CHECK" ] || fail "$CHECK is not built (make)"
 QUIRKS=/sys/module/usbcore/parameters/quirks
 trap 'set +e; _camera_cleanup; echo >$QUIRKS; gadget_cleanup' EXIT
 
-modprobe isocam_usbsleep || fail "modprobe isocam_usbsleep (tests/vm/kmods)"
-is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
-
-# usb_sleep: the camera's USB device sleeps 300 ms and wakes.
-usb_sleep() {
-	local dev
-	dev=$(find_usb_dev) || fail "no camera on the bus"
-	echo "${dev##*/} 300" >/sys/kernel/debug/isocam_usbsleep/sleep ||
-		fail "the camera's device did not sleep and wake"
-}
+usb_sleep_setup
 
 # sleep_cycle NAME: the plugged camera sleeps while idle, then while
 # streaming.
@@ -56,6 +51,35 @@ sleep_cycle() {
 gadget_saw_it() {
 	file_has "$FFS_LOG" 'ffs: suspended by the host' || fail "the gadget saw no suspend"
 	file_has "$FFS_LOG" 'ffs: resumed by the host' || fail "the gadget saw no resume"
+}
+
+# 90 frames of 320x240 YUYV at 15 fps across a sleep: the sensor starts
+# again after it (its counter from 0), and every frame is right. (The
+# frames the sleep cost show in the sequence numbers: capture_goes_on.)
+ffmpeg_across_a_sleep() {
+	local out=/tmp/ff-sleep.raw ff sum n0
+	n0=$(cam_stat frames)
+	ffmpeg -hide_banner -nostdin -loglevel error -f v4l2 \
+		-input_format yuyv422 -video_size 320x240 -framerate 15 -i "$NODE" \
+		-frames:v 90 -fps_mode passthrough -f rawvideo -y "$out" \
+		2>"$RESULTS/ffmpeg-sleep.log" &
+	ff=$!
+	wait_for "[ \$(cam_stat frames) -gt $((n0 + 15)) ]" 30 "ffmpeg's capture to run"
+	usb_sleep
+	wait "$ff" || fail "ffmpeg across the sleep: $(tail -n 5 "$RESULTS/ffmpeg-sleep.log")"
+	assert_eq "$(cam_node)" "$NODE" "the video node after the sleep"
+	"$CHECK" --format yuyv --size 320x240 --expect-frames 90 --any-start \
+		--allow-restarts --allow-drops "$out" >"$RESULTS/check-sleep.log" 2>&1 || {
+		cat "$RESULTS/check-sleep.log" >&2
+		fail "isocam-check rejected ffmpeg's capture across the sleep"
+	}
+	rm -f "$out"
+	sum=$(tail -n 1 "$RESULTS/check-sleep.log")
+	log "ffmpeg across the sleep: $sum"
+	[[ $sum == *" 1 restarts, "* ]] || fail "not one restart of the sensor: $sum"
+	# (at most the first frame after the restart, cut by it)
+	[ "$(check_gaps "$RESULTS/check-sleep.log")" -le 1 ] ||
+		fail "frames missing besides the sleep's: $sum"
 }
 
 reset_on_the_way_back() {
@@ -105,6 +129,8 @@ gadget_setup
 ffs_start -v
 sleep_cycle gadget
 subtest "gadget: the camera sees the bus suspend and resume" gadget_saw_it
+subtest "gadget: ffmpeg's capture goes on across a sleep, every frame right" \
+	ffmpeg_across_a_sleep
 ffs_stop
 subtests_done
 unload_isocam_modules
