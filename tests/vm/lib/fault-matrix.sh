@@ -5,9 +5,11 @@
 # run them (matrix_main); being several scripts, the groups run in
 # parallel VMs. Source after lib/base.sh, lib/camera.sh and lib/driver.sh.
 #
-# A row is an emulator behaviour (a --hostile mode or a --fault spec) and
-# the outcomes the driver may show for it; a column is the state the
-# camera is in when the behaviour starts:
+# A row is an emulator behaviour (a --hostile mode or a --fault spec), or
+# an event on the host's side ("@reset", a USB reset; "@sleep", a system
+# sleep of the camera's device, lib/pause.sh), and the outcomes the driver
+# may show for it; a column is the state the camera is in when the
+# behaviour starts or the event comes:
 #   probe   from the plug on (the emulator starts with it)
 #   idle    armed (SIGUSR2) with the camera plugged and idle
 #   stream  armed while a stream runs
@@ -43,6 +45,7 @@ MATRIX_STREAM=$ISOCAM_BUILD/isocam-stream
 MATRIX_BAD_RE=$ISOCAM_ROOT/tests/vm/harness/kernel-bad.re
 MATRIX_ROWS=()
 MATRIX_FAILS=0
+MATRIX_EVENT=
 
 # The driver's stall watchdog (isocam's stall_ms) in every cell: a stream
 # that delivers nothing ends after 1 s instead of the default 3. The rule
@@ -53,7 +56,8 @@ MATRIX_STALL_MS=${MATRIX_STALL_MS:-1000}
 
 # matrix_row NAME EMU_ARG STATES ALLOWED [STALL_MS]: NAME is the row's
 # label, EMU_ARG what isocam-emu gets (--hostile=... or --fault=..., and
-# --transport=bulk for a bulk row; words split at spaces),
+# --transport=bulk for a bulk row; words split at spaces; a first word
+# @reset or @sleep is the host's event instead of a behaviour),
 # STATES the columns it runs in, ALLOWED the outcome words it may show
 # (comma separated), STALL_MS the watchdog for its cells.
 matrix_row() {
@@ -154,10 +158,27 @@ _matrix_exercise() {
 	fi
 }
 
-# _matrix_arm: SIGUSR2 to the emulator; wait for its "armed" line.
+# _matrix_arm: SIGUSR2 to the emulator, and wait for its "armed" line; or
+# the host's event of the row ($MATRIX_EVENT), whose failure fails the
+# cell.
 _matrix_arm() {
-	kill -USR2 "$EMU_PID"
-	wait_for "file_has '$CAMERA_EMU_LOG' 'hostile .* armed'" 10 "the emulator to arm"
+	local dev
+	case "$MATRIX_EVENT" in
+	'')
+		kill -USR2 "$EMU_PID"
+		wait_for "file_has '$CAMERA_EMU_LOG' 'hostile .* armed'" 10 "the emulator to arm"
+		;;
+	reset)
+		dev=$(find_usb_dev) &&
+			timeout 30 usbreset "$(<"$dev/idVendor"):$(<"$dev/idProduct")" >>"$CELL_LOG" 2>&1 ||
+			CELL_BAD+="the USB reset failed; "
+		;;
+	sleep)
+		dev=$(find_usb_dev) &&
+			echo "${dev##*/} 300" 2>>"$CELL_LOG" >/sys/kernel/debug/isocam_usbsleep/sleep ||
+			CELL_BAD+="the sleep failed; "
+		;;
+	esac
 }
 
 # _matrix_bg_loop ctrl|i2c: a background process writing controls or
@@ -204,8 +225,15 @@ _matrix_cell() {
 	echo "$4" >/sys/module/isocam/parameters/stall_ms ||
 		fail "cannot set isocam's stall_ms to $4"
 	kmsg_mark "isocam-matrix: $tag"
+	MATRIX_EVENT=
+	case "$arg" in @*)
+		MATRIX_EVENT=${arg%% *}
+		MATRIX_EVENT=${MATRIX_EVENT#@}
+		arg=${arg#@"$MATRIX_EVENT"}
+		;;
+	esac
 	# shellcheck disable=SC2086 # EMU_ARG is one or more words
-	if [ "$state" = probe ]; then
+	if [ "$state" = probe ] || [ -n "$MATRIX_EVENT" ]; then
 		start_emu $arg
 	else
 		start_emu $arg --hostile-on=signal
