@@ -34,7 +34,7 @@ FUZZ_TARGETS :=		# libFuzzer binaries, run briefly by 'make check'
 BENCHES :=		# benchmark programs, run by 'make bench'
 
 .PHONY: all modules userspace kernel check check-run check-debug check-debug-run demo-run unit fuzz \
-	vmtest vmtest-run lifetime bench demo deps lint soak stress check-under-load \
+	vmtest vmtest-run lifetime bench demo deps lint soak pause-soak pause-soak-cycles stress check-under-load \
 	install uninstall install-dkms \
 	clean help
 .DEFAULT_GOAL := all
@@ -53,6 +53,7 @@ help:
 	@echo "make lint      checkpatch --strict and sparse on kernel code"
 	@echo "make bench     benchmarks (numbers, no assertions)"
 	@echo "make soak      1000 unplugs while streaming in the VM (SOAK_CYCLES=N)"
+	@echo "make pause-soak  a capture paused by 100 sleeps and 100 USB resets in the VM (PAUSE_CYCLES=N)"
 	@echo "make stress    1000 stream start/stop cycles in the VM beside a host CPU hog (STRESS_CYCLES=N)"
 	@echo "make check-under-load  make check beside a host CPU hog (LOAD_CPUS, LOAD_PCT)"
 	@echo "make install   modules for KVER (depmod), tools, man pages, systemd unit (PREFIX, DESTDIR)"
@@ -178,6 +179,18 @@ soak: all
 	echo $(SOAK_CYCLES) >$(BUILD)/soak/cycles
 	$(ROOT)/tests/vm/harness/run-vm.sh --out $(BUILD)/soak/vm \
 		$(ROOT)/tests/vm/soak/unplug-streaming.sh
+
+# Not part of check: one capture paused by a sleep and by a USB reset
+# PAUSE_CYCLES times each (about 10 minutes for 100 on 6.1). On the
+# debug kernel: make pause-soak-cycles, then
+# DEBUG_SCRIPTS=tests/vm/soak/pause-streaming.sh VM_TIMEOUT=7200 make check-debug
+PAUSE_CYCLES ?= 100
+pause-soak-cycles:
+	@mkdir -p $(BUILD)/soak
+	echo $(PAUSE_CYCLES) >$(BUILD)/soak/pause-cycles
+pause-soak: all pause-soak-cycles
+	$(ROOT)/tests/vm/harness/run-vm.sh --out $(BUILD)/soak/pause-vm \
+		$(ROOT)/tests/vm/soak/pause-streaming.sh
 
 # Beside a CPU hog on the host (scripts/with-load.sh): the results must
 # not depend on what else the machine is doing.

@@ -96,7 +96,13 @@ if [ "${PIPESTATUS[0]}" = 0 ]; then ok; else bad "debug harness self-test"; fi
 section "vm: suite on $KVER"
 suite=()
 if [ -n "${DEBUG_SCRIPTS:-}" ]; then
-	for n in $DEBUG_SCRIPTS; do suite+=("$ROOT/tests/vm/suite/${n%.sh}.sh"); done
+	# a suite script's name, or a path from the root (a soak, say)
+	for n in $DEBUG_SCRIPTS; do
+		case "$n" in
+		*/*) suite+=("$ROOT/$n") ;;
+		*) suite+=("$ROOT/tests/vm/suite/${n%.sh}.sh") ;;
+		esac
+	done
 else
 	suite=("$ROOT"/tests/vm/suite/*.sh)
 fi
