@@ -285,6 +285,21 @@ capture_verify() {
 	log "$name: $n frames ${w}x$h $fourcc ok ($(cat "$RESULTS/$name.check.log"))"
 }
 
+# stream_stopped_since ALTS: the stream's last handle closed after the
+# camera had seen the alt settings ALTS (emu_alts; isocam-emu -v): it sees
+# one more change, to alt 0, the driver is at alt 0 and no frame comes.
+stream_stopped_since() {
+	local last f1
+	wait_for "[ \"\$(emu_alts)\" != \"$1\" ]" 5 "the camera to see an alt change"
+	last=$(emu_alts)
+	last=${last% }
+	assert_eq "${last##* }" 0 "the camera's alt setting after the streamer closed"
+	assert_eq "$(cam_stat alt)" 0 "the driver's alt setting"
+	f1=$(cam_stat frames)
+	sleep 0.5
+	assert_eq "$(cam_stat frames)" "$f1" "frames after the stream stopped"
+}
+
 # bus_clean WHAT: nothing lost on the bus or refused by the driver so far.
 bus_clean() {
 	local k

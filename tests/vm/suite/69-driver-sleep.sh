@@ -8,6 +8,9 @@
 #    format and a control set before it are still set, and it streams;
 #  - while streaming: the capture goes on to its end with good frames,
 #    its sequence numbers skipping the frames the sleep cost;
+#  - the seed's manners hold across a sleep: of two processes holding
+#    the node, the idle one still cannot change the format, closing it
+#    leaves the stream running, closing the streaming one stops it;
 #  - the gadget sees the bus suspend and resume, and an ffmpeg capture
 #    across a sleep goes on with every frame right, the frames the sleep
 #    cost missing and counted, no more;
@@ -46,6 +49,55 @@ sleep_cycle() {
 	usb_sleep
 	subtest "$name: a capture goes on across a sleep" capture_goes_on "$name"
 	subtest "$name: no error line from the sleeps" no_error_lines "sleep-idle-$name"
+}
+
+# The seed's manners across a sleep (83-user-manners before one): a
+# streaming and an idle process hold the node while the camera sleeps.
+# Needs isocam-emu -v (its alt setting lines).
+idle_still_cannot_change() {
+	local out f1
+	holds_open "$MPID" "$NODE" || fail "the streaming process does not hold $NODE"
+	f1=$(cam_stat frames)
+	wait_for "[ \$(cam_stat frames) -gt $((f1 + 5)) ]" 10 "frames after the sleep"
+	set +e
+	out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
+	set -e
+	assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
+	assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
+		"size after a refused S_FMT"
+}
+
+idle_close_after_a_sleep() {
+	local f1
+	f1=$(cam_stat frames)
+	sleep 1
+	assert_ge "$(($(cam_stat frames) - f1))" 10 "frames in the second after the idle process closed"
+	assert_eq "$(emu_alts)" "$ALTS" "alt settings the camera saw after the idle close"
+	kill -0 "$MPID" || fail "the streaming process died"
+}
+
+manners_across_a_sleep() {
+	v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-manners.log" 2>&1 &
+	MPID=$!
+	camera_track "$MPID"
+	wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
+	bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
+	HPID=$!
+	camera_track "$HPID"
+	wait_for "holds_open $HPID $NODE" 10 "the second process to open $NODE"
+	usb_sleep
+	subtest "iso: after a sleep, the idle process still cannot change the format" \
+		idle_still_cannot_change
+	ALTS=$(emu_alts)
+	kill "$HPID"
+	wait "$HPID" 2>/dev/null || true
+	subtest "iso: after a sleep, closing the idle process leaves the stream running" \
+		idle_close_after_a_sleep
+	# (SIGTERM: background jobs start with SIGINT ignored)
+	kill -TERM "$MPID"
+	wait "$MPID" 2>/dev/null || true
+	subtest "iso: after a sleep, closing the streaming process stops the stream" \
+		stream_stopped_since "$ALTS"
 }
 
 gadget_saw_it() {
@@ -99,9 +151,10 @@ sensor_written_again() {
 driver_setup
 stop_emu
 for t in iso bulk; do
-	start_emu --transport="$t"
+	start_emu -v --transport="$t"
 	plug
 	sleep_cycle "$t"
+	[ "$t" != iso ] || manners_across_a_sleep
 	unplug
 	stop_emu
 done
