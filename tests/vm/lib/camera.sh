@@ -93,7 +93,8 @@ start_emu() {
 	[ -x "$EMU_BIN" ] || fail "$EMU_BIN is not built (make)"
 	[ -z "$EMU_PID" ] || fail "start_emu: isocam-emu already runs (pid $EMU_PID)"
 	_emu_runs=$((_emu_runs + 1))
-	CAMERA_EMU_LOG=$RESULTS/isocam-emu-$_emu_runs.log
+	# (a subtest counts from its script's count: its logs get its number)
+	CAMERA_EMU_LOG=$RESULTS/isocam-emu-${SUBTEST_WHY:+subtest$SUBTEST_N-}$_emu_runs.log
 	"$EMU_BIN" --port "$EMU_PORT" "$@" >"$CAMERA_EMU_LOG" 2>&1 &
 	EMU_PID=$!
 	log "isocam-emu $* (pid $EMU_PID, log $CAMERA_EMU_LOG)"

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Unplug in every state the other scripts do not cover, and the
-# lifetime rules behind them. Each step fails if the fix it proves broke:
+# lifetime rules behind them. Each is a subtest with a camera of its own
+# (it starts the emulator, plugs, and leaves nothing plugged or running,
+# also when it fails), and fails if the fix it proves broke:
 #  - /dev/i2c-N held open: the unplug completes at once (the adapter goes
 #    when the holder closes), the holder's next transfer fails;
 #  - in the middle of /dev/i2c-N transfers from another process;
@@ -30,90 +32,118 @@ STREAM=$ISOCAM_BUILD/isocam-stream
 
 modprobe i2c-dev
 driver_setup
-
-step "unplug with /dev/i2c-N held open"
-plug
-I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
-wait_for "[ -c $I2C ]" 10 "$I2C"
-hold i2c "$I2C"
-t0=$(date +%s%N)
-# The unplug must not wait for the holder (i2c_del_adapter would): the
-# holder only closes after unplug has returned.
-unplug
-ms=$((($(date +%s%N) - t0) / 1000000))
-log "unplug with $I2C held open took $ms ms"
-[ ! -e "/sys/bus/i2c/devices/${I2C#/dev/}" ] || fail "the adapter is still in sysfs after the unplug"
-release i2c
-
-step "unplug in the middle of /dev/i2c-N transfers"
-plug
-I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
-wait_for "[ -c $I2C ]" 10 "$I2C"
-unplug_during "i2c transfers" 'i2ctransfer -f -y "${I2C#/dev/i2c-}" w2@0x3c 0x00 0x00 r2'
-
-step "unplug with control event subscriptions, closed after"
-plug
-hold events "$NODE"
-unplug
-release events
-
-step "unplug with a DMABUF exported and mapped by another process"
-plug
-hold dmabuf "$NODE"
-unplug
-release dmabuf
-
-step "ic1280 cannot be unbound from under the bridge"
-plug
-SENSOR=
-for c in "$INTF"/i2c-*/*-003c; do [ -e "$c" ] && SENSOR=$c; done
-[ -n "$SENSOR" ] || fail "no ic1280 client under $INTF"
-[ ! -e /sys/bus/i2c/drivers/ic1280/unbind ] || fail "ic1280 offers unbind in sysfs"
-[ "$(readlink -f "$SENSOR/driver")" = /sys/bus/i2c/drivers/ic1280 ] || fail "ic1280 is not bound"
-v4l2-ctl -d "$NODE" -l >"$RESULTS/ctrls.txt" || fail "v4l2-ctl -l failed"
-assert_match "$(cat "$RESULTS/ctrls.txt")" "brightness" "the sensor's controls on the node"
-
-step "bandwidth refused at URB submit: fallback, and the interval stays"
-v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV -p 30 >/dev/null
-before=$(v4l2-ctl -d "$NODE" -P | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p')
-assert_eq "$before" "30.000" "frame rate set"
-echo 5 >"$DBG/sim_max_alt"
-echo Y >"$DBG/sim_enospc_submit"
-fb0=$(cam_stat enospc_fallbacks)
-kmsg_mark "61: submit enospc"
-out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
-log "with submit refusals: $out"
-assert_match "$out" "end=count" "streaming after the fallback"
-assert_match "$out" "good=10 " "every frame good after the fallback"
-assert_ge "$(cam_stat enospc_fallbacks)" $((fb0 + 1)) "fallbacks counted"
-dmesg | sed -n '/61: submit enospc/,$p' | grep "host refused bandwidth for alt" >/dev/null ||
-	fail "no dev_warn about the fallback"
-after=$(v4l2-ctl -d "$NODE" -P | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p')
-assert_eq "$after" "30.000" "the user's frame rate after the fallback"
-echo N >"$DBG/sim_enospc_submit"
-echo 0 >"$DBG/sim_max_alt"
-out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
-assert_match "$out" "good=10 " "every frame good with the bandwidth back"
-unplug
-
-step "I2C_TIMEOUT 0 against a bridge that never answers"
-# usb_control_msg() took a timeout of 0 as forever; the driver bounds it.
 stop_emu
-start_emu --hostile=ctrl-never --hostile-on=signal
-plug
-I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
-wait_for "[ -c $I2C ]" 10 "$I2C"
-kill -USR2 "$EMU_PID"
-wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
-out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" timeout0 "$I2C" 2>&1) || fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
-log "$out"
-assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
-unplug
 
-step "unplug while a register read waits on a silent bridge"
-if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "$ISOCAM_KCONFIG"; then
+# Every step's first line: whatever it leaves when it fails is undone.
+own_camera() {
+	trap _camera_cleanup EXIT
+	start_emu "$@"
+}
+
+i2c_held_open() {
+	local t0 ms
+	own_camera
+	plug
+	I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
+	wait_for "[ -c $I2C ]" 10 "$I2C"
+	hold i2c "$I2C"
+	t0=$(date +%s%N)
+	# The unplug must not wait for the holder (i2c_del_adapter would): the
+	# holder only closes after unplug has returned.
+	unplug
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	log "unplug with $I2C held open took $ms ms"
+	[ ! -e "/sys/bus/i2c/devices/${I2C#/dev/}" ] || fail "the adapter is still in sysfs after the unplug"
+	release i2c
 	stop_emu
-	start_emu --hostile=ctrl-never --hostile-on=signal
+}
+subtest "unplug with /dev/i2c-N held open" i2c_held_open
+
+i2c_transfers() {
+	own_camera
+	plug
+	I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
+	wait_for "[ -c $I2C ]" 10 "$I2C"
+	unplug_during "i2c transfers" 'i2ctransfer -f -y "${I2C#/dev/i2c-}" w2@0x3c 0x00 0x00 r2'
+	stop_emu
+}
+subtest "unplug in the middle of /dev/i2c-N transfers" i2c_transfers
+
+held_across() {
+	own_camera
+	plug
+	hold "$1" "$NODE"
+	unplug
+	release "$1"
+	stop_emu
+}
+subtest "unplug with control event subscriptions, closed after" held_across events
+subtest "unplug with a DMABUF exported and mapped by another process" held_across dmabuf
+
+sensor_stays_bound() {
+	local c sensor=
+	own_camera
+	plug
+	for c in "$INTF"/i2c-*/*-003c; do [ -e "$c" ] && sensor=$c; done
+	[ -n "$sensor" ] || fail "no ic1280 client under $INTF"
+	[ ! -e /sys/bus/i2c/drivers/ic1280/unbind ] || fail "ic1280 offers unbind in sysfs"
+	[ "$(readlink -f "$sensor/driver")" = /sys/bus/i2c/drivers/ic1280 ] || fail "ic1280 is not bound"
+	v4l2-ctl -d "$NODE" -l >"$RESULTS/ctrls.txt" || fail "v4l2-ctl -l failed"
+	assert_match "$(cat "$RESULTS/ctrls.txt")" "brightness" "the sensor's controls on the node"
+	unplug
+	stop_emu
+}
+subtest "ic1280 cannot be unbound from under the bridge" sensor_stays_bound
+
+fps() { v4l2-ctl -d "$NODE" -P | sed -n 's/.*Frames per second: *\([0-9.]*\).*/\1/p'; }
+
+bandwidth_refused() {
+	local fb0 out
+	own_camera
+	plug
+	v4l2-ctl -d "$NODE" --set-fmt-video=width=640,height=480,pixelformat=YUYV -p 30 >/dev/null
+	assert_eq "$(fps)" "30.000" "frame rate set"
+	echo 5 >"$DBG/sim_max_alt"
+	echo Y >"$DBG/sim_enospc_submit"
+	fb0=$(cam_stat enospc_fallbacks)
+	kmsg_mark "61: submit enospc"
+	out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
+	log "with submit refusals: $out"
+	assert_match "$out" "end=count" "streaming after the fallback"
+	assert_match "$out" "good=10 " "every frame good after the fallback"
+	assert_ge "$(cam_stat enospc_fallbacks)" $((fb0 + 1)) "fallbacks counted"
+	dmesg | sed -n '/61: submit enospc/,$p' | grep "host refused bandwidth for alt" >/dev/null ||
+		fail "no dev_warn about the fallback"
+	assert_eq "$(fps)" "30.000" "the user's frame rate after the fallback"
+	echo N >"$DBG/sim_enospc_submit"
+	echo 0 >"$DBG/sim_max_alt"
+	out=$("$STREAM" -n 10 -t 10000 "$NODE") || fail "isocam-stream: $out"
+	assert_match "$out" "good=10 " "every frame good with the bandwidth back"
+	unplug
+	stop_emu
+}
+subtest "bandwidth refused at URB submit: fallback, and the interval stays" bandwidth_refused
+
+# usb_control_msg() took a timeout of 0 as forever; the driver bounds it.
+i2c_timeout0() {
+	local out
+	own_camera --hostile=ctrl-never --hostile-on=signal
+	plug
+	I2C=$(cam_i2c_node) || fail "no i2c-dev node under $INTF"
+	wait_for "[ -c $I2C ]" 10 "$I2C"
+	kill -USR2 "$EMU_PID"
+	wait_for "grep -q 'hostile ctrl-never armed' '$CAMERA_EMU_LOG'" 10 "the emulator to arm"
+	out=$(timeout 30 python3 "$ISOCAM_ROOT/tests/vm/lib/holder.py" timeout0 "$I2C" 2>&1) ||
+		fail "I2C_TIMEOUT 0: ${out:-no answer in 30 s}"
+	log "$out"
+	assert_match "$out" "failed with ETIMEDOUT" "a transfer the bridge never answers"
+	unplug
+	stop_emu
+}
+subtest "I2C_TIMEOUT 0 against a bridge that never answers" i2c_timeout0
+
+register_read_waiting() {
+	own_camera --hostile=ctrl-never --hostile-on=signal
 	plug
 	SUBDEV=$(cam_subdev) || fail "no subdev node"
 	hold regs "$SUBDEV"
@@ -124,15 +154,19 @@ if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "$ISOCAM_KCONFIG"; then
 	sleep 0.3
 	unplug
 	release regs
+	stop_emu
+}
+if grep -q '^CONFIG_VIDEO_ADV_DEBUG=y' "$ISOCAM_KCONFIG"; then
+	subtest "unplug while a register read waits on a silent bridge" register_read_waiting
 else
 	log "not run: $ISOCAM_KVER has no CONFIG_VIDEO_ADV_DEBUG (no register access ioctls)"
 fi
 
-step "a probe that fails once its nodes are public unwinds as an unplug does"
-if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
-	FF=/sys/kernel/debug/fail_function
+FF=/sys/kernel/debug/fail_function
+probe_unwinds() {
+	local held='' try
+	trap 'echo "!isocam_media_register" >"$FF/inject" 2>/dev/null; _camera_cleanup' EXIT
 	[ -d "$FF" ] || fail "CONFIG_FAIL_FUNCTION=y but no $FF"
-	stop_emu
 	start_emu
 	echo isocam_media_register >"$FF/inject" ||
 		fail "fail_function does not take isocam_media_register (ALLOW_ERROR_INJECTION)"
@@ -142,7 +176,6 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 	echo 1 >"$FF/interval"
 	# The holder opens the adapter's node between its registration and
 	# the failure; a lost race is retried, never counted as a pass.
-	held=
 	for try in 1 2 3; do
 		echo 1 >"$FF/times"
 		rm -f /tmp/ready /tmp/ready.polling /tmp/go
@@ -175,12 +208,16 @@ if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
 	log "the failed probe ended with /dev/i2c-N held (try $held)"
 	plug
 	unplug
+	stop_emu
+}
+if grep -q '^CONFIG_FAIL_FUNCTION=y' "$ISOCAM_KCONFIG"; then
+	subtest "a probe that fails once its nodes are public unwinds as an unplug does" probe_unwinds
 else
 	log "not run: $ISOCAM_KVER has no CONFIG_FAIL_FUNCTION"
 fi
 
+subtests_done
 step "clean rmmod"
-stop_emu
 unload_isocam_modules
 modprobe -r vhci-hcd
 log "61-driver-unplug-states: ok"
