@@ -35,6 +35,8 @@ driver_setup
 stop_emu
 
 # Every step's first line: whatever it leaves when it fails is undone.
+# (An EXIT trap runs under set -e: one of its own starts with set +e, or a
+# failed cleanup command fails a subtest that passed.)
 own_camera() {
 	trap _camera_cleanup EXIT
 	start_emu "$@"
@@ -165,7 +167,7 @@ fi
 FF=/sys/kernel/debug/fail_function
 probe_unwinds() {
 	local held='' try
-	trap 'echo "!isocam_media_register" >"$FF/inject" 2>/dev/null; _camera_cleanup' EXIT
+	trap 'set +e; echo "!isocam_media_register" >"$FF/inject" 2>/dev/null; _camera_cleanup' EXIT
 	[ -d "$FF" ] || fail "CONFIG_FAIL_FUNCTION=y but no $FF"
 	start_emu
 	echo isocam_media_register >"$FF/inject" ||
