@@ -1,6 +1,7 @@
 # The camera's insides, one folder a layer, each using only those below:
 #   util/     logging, buffer growth
-#   picture/  the scene (the reference renderer the test tools share) and
+#   picture/  the sensor's pixel processing (isp), the scene (the reference
+#             renderer the test tools share) and
 #             the bridge's JPEG encoder (libjpeg-turbo's libjpeg API)
 #   faults/   rate-driven faults and hostile modes (what the camera lies
 #             about, in device terms)
@@ -15,7 +16,7 @@ EMU_INCLUDES := -I$(EMU_DIR)/util -I$(EMU_DIR)/picture -I$(EMU_DIR)/faults \
 	-I$(EMU_DIR)/device -I$(EMU_DIR)/usbip -I$(EMU_DIR)/ffs
 
 EMU_UTIL_SRCS := $(EMU_DIR)/util/log.c
-EMU_SCENE_SRCS := $(EMU_DIR)/picture/scene.c
+EMU_SCENE_SRCS := $(EMU_DIR)/picture/scene.c $(EMU_DIR)/picture/isp.c
 EMU_MJPEG_SRCS := $(EMU_DIR)/picture/mjpeg.c
 # A user's video (YUV4MPEG2), not yet a source of the camera's own.
 EMU_Y4M_SRCS := $(EMU_DIR)/picture/y4m.c

@@ -12,21 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct scene_params {
-	uint8_t format;		/* IC1280_FMT_* */
-	uint16_t width, height;
-	int8_t brightness;
-	uint8_t contrast, saturation;
-	int16_t hue;
-	uint16_t exposure;	/* effective, 100 us units */
-	uint8_t gain;		/* effective analog gain, 16 = 1x */
-	uint8_t red_gain, blue_gain;	/* effective, 128 = 1x */
-	uint8_t flip;		/* IC1280_FLIP_* */
-	uint8_t test_pattern;	/* IC1280_TP_* */
-	uint8_t aec, awb;	/* auto modes on (for the stamp) */
-	uint16_t frame_length;	/* FRAME_LENGTH_LINES (for the stamp) */
-	uint8_t jpeg_quality;	/* a JPEG frame's (for the stamp); 0: raw */
-};
+#include "scene_params.h"
 
 /* The sensor's power-on settings as effective params, in fmt at w x h. */
 struct scene_params scene_params_default(uint8_t fmt, uint16_t w, uint16_t h);

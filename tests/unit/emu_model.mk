@@ -12,6 +12,11 @@ $(BUILD)/tests/test_emu_scene: $(ROOT)/tests/unit/test_emu_scene.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
+$(BUILD)/tests/test_emu_isp: $(ROOT)/tests/unit/test_emu_isp.c \
+		$(EMU_SCENE_SRCS) $(EMU_MODEL_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
+
 # Links a fault double (in the test) instead of E1's fault.c, so the
 # packetizer's fault paths are driven deterministically.
 $(BUILD)/tests/test_emu_stream: $(ROOT)/tests/unit/test_emu_stream.c \
@@ -33,6 +38,6 @@ $(BUILD)/tests/test_emu_y4m: $(ROOT)/tests/unit/test_emu_y4m.c \
 	@mkdir -p $(dir $@)
 	$(CC) $(EMU_UNIT_CFLAGS) -o $@ $(filter %.c,$^) -lcmocka
 
-UNIT_TESTS += $(BUILD)/tests/test_emu_y4m
+UNIT_TESTS += $(BUILD)/tests/test_emu_y4m $(BUILD)/tests/test_emu_isp
 UNIT_TESTS += $(BUILD)/tests/test_emu_sensor $(BUILD)/tests/test_emu_scene \
 	$(BUILD)/tests/test_emu_stream $(BUILD)/tests/test_emu_mjpeg
