@@ -285,6 +285,33 @@ capture_verify() {
 	log "$name: $n frames ${w}x$h $fourcc ok ($(cat "$RESULTS/$name.check.log"))"
 }
 
+# streamer_and_idle_holder LOG: two processes hold the node, one streaming
+# (v4l2-ctl, STREAM_PID, its output in LOG), one idle (HOLD_PID), both
+# running when this returns.
+streamer_and_idle_holder() {
+	v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$1" 2>&1 &
+	STREAM_PID=$!
+	camera_track "$STREAM_PID"
+	wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
+	# (the idle one: a shell that opens the node and sleeps)
+	bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
+	HOLD_PID=$!
+	camera_track "$HOLD_PID"
+	wait_for "holds_open $HOLD_PID $NODE" 10 "the second process to open $NODE"
+}
+
+# s_fmt_refused_while_streaming: another process may not change the
+# format under a stream (EBUSY), and the 320x240 set before stays.
+s_fmt_refused_while_streaming() {
+	local out
+	set +e
+	out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
+	set -e
+	assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
+	assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
+		"size after a refused S_FMT"
+}
+
 # stream_stopped_since ALTS: the stream's last handle closed after the
 # camera had seen the alt settings ALTS (emu_alts; isocam-emu -v): it sees
 # one more change, to alt 0, the driver is at alt 0 and no frame comes.

@@ -55,16 +55,11 @@ sleep_cycle() {
 # streaming and an idle process hold the node while the camera sleeps.
 # Needs isocam-emu -v (its alt setting lines).
 idle_still_cannot_change() {
-	local out f1
-	holds_open "$MPID" "$NODE" || fail "the streaming process does not hold $NODE"
+	local f1
+	holds_open "$STREAM_PID" "$NODE" || fail "the streaming process does not hold $NODE"
 	f1=$(cam_stat frames)
 	wait_for "[ \$(cam_stat frames) -gt $((f1 + 5)) ]" 10 "frames after the sleep"
-	set +e
-	out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
-	set -e
-	assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
-	assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
-		"size after a refused S_FMT"
+	s_fmt_refused_while_streaming
 }
 
 idle_close_after_a_sleep() {
@@ -73,29 +68,22 @@ idle_close_after_a_sleep() {
 	sleep 1
 	assert_ge "$(($(cam_stat frames) - f1))" 10 "frames in the second after the idle process closed"
 	assert_eq "$(emu_alts)" "$ALTS" "alt settings the camera saw after the idle close"
-	kill -0 "$MPID" || fail "the streaming process died"
+	kill -0 "$STREAM_PID" || fail "the streaming process died"
 }
 
 manners_across_a_sleep() {
-	v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-manners.log" 2>&1 &
-	MPID=$!
-	camera_track "$MPID"
-	wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
-	bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
-	HPID=$!
-	camera_track "$HPID"
-	wait_for "holds_open $HPID $NODE" 10 "the second process to open $NODE"
+	streamer_and_idle_holder "$RESULTS/stream-manners.log"
 	usb_sleep
 	subtest "iso: after a sleep, the idle process still cannot change the format" \
 		idle_still_cannot_change
 	ALTS=$(emu_alts)
-	kill "$HPID"
-	wait "$HPID" 2>/dev/null || true
+	kill "$HOLD_PID"
+	wait "$HOLD_PID" 2>/dev/null || true
 	subtest "iso: after a sleep, closing the idle process leaves the stream running" \
 		idle_close_after_a_sleep
 	# (SIGTERM: background jobs start with SIGINT ignored)
-	kill -TERM "$MPID"
-	wait "$MPID" 2>/dev/null || true
+	kill -TERM "$STREAM_PID"
+	wait "$STREAM_PID" 2>/dev/null || true
 	subtest "iso: after a sleep, closing the streaming process stops the stream" \
 		stream_stopped_since "$ALTS"
 }

@@ -50,26 +50,13 @@ rm -f /tmp/grey.raw /tmp/rgb.raw
 }
 subtest "a format set by one process is what the next one gets" format_persists
 
-v4l2-ctl -d "$NODE" --stream-mmap --stream-count=1000000 >"$RESULTS/stream-long.log" 2>&1 &
-STREAM_PID=$!
-camera_track "$STREAM_PID"
-wait_for '[ "$(cam_stat alt)" != 0 ] && [ "$(cam_stat frames)" -gt 3 ]' 20 "the stream to run"
-# The second process: a shell that opens the node and sleeps.
-bash -c 'exec 3<"$1"; exec sleep 600' hold "$NODE" &
-HOLD_PID=$!
-camera_track "$HOLD_PID"
-wait_for "holds_open $HOLD_PID $NODE" 10 "the second process to open $NODE"
+streamer_and_idle_holder "$RESULTS/stream-long.log"
 
 two_hold_open() {
 	holds_open "$STREAM_PID" "$NODE" || fail "the streaming process does not hold $NODE"
 	log "pids $STREAM_PID (streaming) and $HOLD_PID (idle) hold $NODE"
 	# A third, short-lived one may not change the format under the stream.
-	set +e
-	out=$(v4l2-ctl -d "$NODE" --set-fmt-video=width=160,height=120 2>&1)
-	set -e
-	assert_match "$out" "Device or resource busy" "S_FMT while another process streams"
-	assert_match "$(v4l2-ctl -d "$NODE" --get-fmt-video)" "Width/Height[[:space:]]*: 320/240" \
-		"size after a refused S_FMT"
+	s_fmt_refused_while_streaming
 }
 subtest "two processes hold the device open; the idle one cannot change the format" two_hold_open
 
