@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # scripts/lint.sh: the kernel code's style and static checks (`make lint`).
 #   1. checkpatch.pl --strict --no-tree --terse -f on usb/*.[ch],
-#      tests/vm/kmods/*.c (the suite's test modules),
-#      i2c-sensor/*.[ch], core/*.[ch] and include/isocam/*.h. checkpatch,
+#      i2c-sensor/*.[ch], core/*.[ch], include/isocam/*.h and the suite's
+#      test modules, tests/vm/kmods/*.c. checkpatch,
 #      spelling.txt and const_structs.checkpatch come from Debian's
 #      linux-source-6.1 tarball, extracted once into build/lint/.
 #   2. sparse and W=1: make -C $KDIR M=<tree> C=2 W=1 modules, on a copy of

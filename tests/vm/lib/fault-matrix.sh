@@ -7,7 +7,8 @@
 #
 # A row is an emulator behaviour (a --hostile mode or a --fault spec), or
 # an event on the host's side ("@reset", a USB reset; "@sleep", a system
-# sleep of the camera's device, lib/pause.sh), and the outcomes the driver
+# sleep of the camera's device: lib/pause.sh's camera_usbreset and
+# camera_usbsleep, so a script with such rows sources it), and the outcomes the driver
 # may show for it; a column is the state the camera is in when the
 # behaviour starts or the event comes:
 #   probe   from the plug on (the emulator starts with it)
@@ -162,22 +163,13 @@ _matrix_exercise() {
 # the host's event of the row ($MATRIX_EVENT), whose failure fails the
 # cell.
 _matrix_arm() {
-	local dev
 	case "$MATRIX_EVENT" in
 	'')
 		kill -USR2 "$EMU_PID"
 		wait_for "file_has '$CAMERA_EMU_LOG' 'hostile .* armed'" 10 "the emulator to arm"
 		;;
-	reset)
-		dev=$(find_usb_dev) &&
-			timeout 30 usbreset "$(<"$dev/idVendor"):$(<"$dev/idProduct")" >>"$CELL_LOG" 2>&1 ||
-			CELL_BAD+="the USB reset failed; "
-		;;
-	sleep)
-		dev=$(find_usb_dev) &&
-			echo "${dev##*/} 300" 2>>"$CELL_LOG" >/sys/kernel/debug/isocam_usbsleep/sleep ||
-			CELL_BAD+="the sleep failed; "
-		;;
+	reset) camera_usbreset >>"$CELL_LOG" 2>&1 || CELL_BAD+="the USB reset failed; " ;;
+	sleep) camera_usbsleep >>"$CELL_LOG" 2>&1 || CELL_BAD+="the sleep failed; " ;;
 	esac
 }
 

@@ -8,30 +8,40 @@ PAUSE=${PAUSE:-the pause}
 STREAM=$ISOCAM_BUILD/isocam-stream
 [ -x "$STREAM" ] || fail "$STREAM is not built (make)"
 
-# usb_reset NAME: a USB reset of the camera (usbreset, USBDEVFS_RESET), its
-# output in $RESULTS/usbreset-NAME.log.
-usb_reset() {
-	local ids dev
-	dev=$(find_usb_dev) || fail "no camera on the bus"
-	ids=$(<"$dev/idVendor"):$(<"$dev/idProduct")
-	usbreset "$ids" >"$RESULTS/usbreset-$1.log" 2>&1 ||
-		fail "usbreset $ids: $(cat "$RESULTS/usbreset-$1.log")"
+# camera_usbreset: a USB reset of the camera (usbreset, USBDEVFS_RESET),
+# within 30 s; usbreset's words on stdout and stderr, its status.
+camera_usbreset() {
+	local dev
+	dev=$(find_usb_dev) || { echo "no camera on the bus"; return 1; }
+	timeout 30 usbreset "$(<"$dev/idVendor"):$(<"$dev/idProduct")"
 }
 
-# usb_sleep_setup: the test module usb_sleep needs (tests/vm/kmods).
+# camera_usbsleep: the camera's USB device (and its bus) sleeps 300 ms and
+# wakes, through the USB core's system-sleep callbacks (usb_sleep_setup
+# first); its status.
+camera_usbsleep() {
+	local dev
+	dev=$(find_usb_dev) || { echo "no camera on the bus" >&2; return 1; }
+	echo "${dev##*/} 300" >/sys/kernel/debug/isocam_usbsleep/sleep
+}
+
+# usb_reset NAME: camera_usbreset, its output in $RESULTS/usbreset-NAME.log;
+# fails the script if it failed.
+usb_reset() {
+	camera_usbreset >"$RESULTS/usbreset-$1.log" 2>&1 ||
+		fail "usbreset: $(cat "$RESULTS/usbreset-$1.log")"
+}
+
+# usb_sleep_setup: the test module camera_usbsleep needs (tests/vm/kmods).
 usb_sleep_setup() {
 	module_loaded isocam_usbsleep || modprobe isocam_usbsleep ||
 		fail "modprobe isocam_usbsleep (tests/vm/kmods)"
 	is_mounted /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 }
 
-# usb_sleep: the camera's USB device (and its bus) sleeps 300 ms and
-# wakes, through the USB core's system-sleep callbacks.
+# usb_sleep: camera_usbsleep; fails the script if it failed.
 usb_sleep() {
-	local dev
-	dev=$(find_usb_dev) || fail "no camera on the bus"
-	echo "${dev##*/} 300" >/sys/kernel/debug/isocam_usbsleep/sleep ||
-		fail "the camera's device did not sleep and wake"
+	camera_usbsleep || fail "the camera's device did not sleep and wake"
 }
 
 # pause_settings: what the checks expect to survive: 320x240 YUYV at
